@@ -1,0 +1,27 @@
+#pragma once
+// The subcommands. Each takes the words after its name and returns the exit code; failures throw
+// cli_error or io::io_error, which main reports in one line.
+#include <string>
+#include <vector>
+
+namespace lookback::cli {
+
+using args = std::vector<std::string>;
+
+int reduce_command(const args& a);
+int scan_command(const args& a);
+int demo_command(const args& a);
+
+struct command {
+  const char* name;
+  const char* summary;
+  int (*run)(const args&);
+};
+
+inline constexpr command commands[] = {
+    {"reduce", "reduce an array (sum, min, max) and print the result", reduce_command},
+    {"scan", "exclusive or inclusive scan of an array into a .npy or raw file", scan_command},
+    {"demo", "run every algorithm over the sample files in data/", demo_command},
+};
+
+}  // namespace lookback::cli

@@ -1,0 +1,37 @@
+#pragma once
+// Options every subcommand shares, and the parsing that turns Boost's errors into one-line usage errors.
+#include "typed/typed_ops.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lookback::cli {
+
+namespace po = boost::program_options;
+
+enum class backend { cpu, gpu };
+
+struct common_options {
+  std::string backend = "auto";
+  bool verify = false;
+  std::string dtype;  // raw input only
+};
+
+void add_common_options(po::options_description& desc, common_options& common);
+
+/// Parses `args` (the words after the subcommand). Returns nullopt when --help was asked for, after
+/// printing `usage` and `desc` to stdout.
+std::optional<po::variables_map> parse_options(const std::vector<std::string>& args, const po::options_description& desc,
+                                               const std::string& usage);
+
+/// auto: the GPU when one is usable, else the CPU reference with a one-line notice on stderr.
+/// --verify needs a GPU whichever backend computes the result.
+backend resolve_backend(const common_options& common);
+
+/// --op sum|min|max, parsed or refused.
+typed::op_kind parse_op_option(const std::string& text);
+
+}  // namespace lookback::cli

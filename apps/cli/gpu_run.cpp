@@ -1,0 +1,64 @@
+#include "cli/gpu_run.hpp"
+
+#include "cli/cli_error.hpp"
+#include "cli/exit_codes.hpp"
+#include "typed/gpu_timing.hpp"
+
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cstdio>
+#include <iostream>
+
+namespace lookback::cli {
+namespace {
+struct run_output {
+  std::vector<std::byte> bytes;
+  float ms = 0;
+};
+
+run_output run_one(typed::implementation impl, const gpu_call& call, const device_buffer<std::byte>& d_in,
+                   std::size_t output_bytes, bool timed, const cuda_stream& stream) {
+  device_buffer<std::byte> d_out(output_bytes, stream);
+  std::size_t temp_bytes = 0;
+  call(impl, nullptr, temp_bytes, d_in.data(), d_out.data(), stream);
+  device_buffer<std::byte> d_temp(temp_bytes, stream);
+  const auto work = [&] { call(impl, d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream); };
+  run_output out;
+  if (timed)
+    out.ms = typed::median_time_ms(stream, work);
+  else
+    work();
+  out.bytes = to_host(d_out);
+  return out;
+}
+}  // namespace
+
+gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, const gpu_call& call, bool verify,
+                      const output_check& check) {
+  const cuda_stream stream;
+  const device_buffer<std::byte> d_in = to_device(input.bytes, stream);
+  run_output ours = run_one(typed::implementation::lookback, call, d_in, output_bytes, verify, stream);
+  gpu_result result;
+  if (verify) {
+    const run_output cub = run_one(typed::implementation::cub, call, d_in, output_bytes, true, stream);
+    result.verified = verification{ours.ms, cub.ms, check(cub.bytes.data(), ours.bytes.data())};
+  }
+  result.output = std::move(ours.bytes);
+  return result;
+}
+
+void report_verification(const verification& v, const std::string& what) {
+  char line[256];
+  std::snprintf(line, sizeof line, "verify %s: lookback %.4f ms, cub %.4f ms, lookback/cub speed %.2fx: ", what.c_str(),
+                v.lookback_ms, v.cub_ms, v.lookback_ms > 0 ? v.cub_ms / v.lookback_ms : 0.0);
+  if (!v.mismatch) {
+    std::cout << line << "outputs match\n";
+    return;
+  }
+  std::cout << line << "MISMATCH\n";
+  throw cli_error(exit_code::software, what + ": lookback differs from CUB at element " + std::to_string(v.mismatch->index) +
+                                           ": cub " + v.mismatch->expected + ", lookback " + v.mismatch->actual);
+}
+
+}  // namespace lookback::cli

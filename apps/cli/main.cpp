@@ -1,0 +1,63 @@
+// lookback: GPU data-parallel primitives on .npy and raw files, checked against CUB.
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/io_error.hpp"
+
+#include <lookback/primitives/error.cuh>
+
+#include <cstring>
+#include <iostream>
+#include <new>
+
+#ifndef LOOKBACK_VERSION
+#define LOOKBACK_VERSION "unknown"
+#endif
+
+namespace {
+using namespace lookback::cli;
+
+void print_usage(std::ostream& out) {
+  out << "usage: lookback <command> [options]   (lookback <command> --help for its options)\n\ncommands:\n";
+  for (const command& c : commands) out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+}
+
+int report(const std::string& where, const std::string& message, int code) {
+  std::cerr << where << ": " << message << "\n";
+  return code;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return exit_code::usage;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return exit_code::ok;
+  }
+  if (name == "--version") {
+    std::cout << "lookback " << LOOKBACK_VERSION << "\n";
+    return exit_code::ok;
+  }
+  const std::string where = "lookback " + name;
+  for (const command& c : commands) {
+    if (name != c.name) continue;
+    try {
+      return c.run(args(argv + 2, argv + argc));
+    } catch (const cli_error& e) {
+      return report(where, e.what(), e.exit_code());
+    } catch (const lookback::io::io_error& e) {
+      return report(where, e.what(), lookback::io::exit_code(e.kind()));
+    } catch (const lookback::cuda_error& e) {
+      return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
+    } catch (const std::bad_alloc&) {
+      return report(where, "out of host memory", exit_code::os_error);
+    } catch (const std::exception& e) {
+      return report(where, e.what(), exit_code::software);
+    }
+  }
+  return report("lookback", "unknown command '" + name + "' (see lookback --help)", exit_code::usage);
+}

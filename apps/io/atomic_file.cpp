@@ -1,0 +1,157 @@
+#include "io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/io_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace lookback::io {
+namespace {
+
+[[noreturn]] void throw_errno(error_kind kind, const fs::path& p, std::string_view what, int err) {
+  throw io_error(kind, p, std::string(what) + ": " + std::strerror(err));
+}
+
+// mkstemp creates files 0600; give the output the mode a plain open(O_CREAT, 0666)
+// would have.  umask can only be read by setting it, which is harmless in this
+// single-threaded tool.
+mode_t default_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+
+// Makes the rename itself durable.  Best effort: some filesystems refuse fsync on
+// directories, and the data is already safe by then.
+void sync_directory(const fs::path& dir) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
+}
+
+}  // namespace
+
+atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(final_path)) {
+  const fs::path name = final_.filename();
+  if (name.empty() || name == "." || name == "..")
+    throw io_error(error_kind::cant_create, final_, "cannot create: not a file name");
+  std::error_code ec;
+  if (fs::is_directory(final_, ec))
+    throw io_error(error_kind::cant_create, final_, "cannot create: is a directory");
+
+  const fs::path dir = directory_of(final_);
+  std::string pattern = (dir / ("." + name.string() + ".tmp-XXXXXX")).string();
+  fd_ = ::mkstemp(pattern.data());
+  if (fd_ < 0) {
+    const int err = errno;
+    // Some filesystems (procfs) also answer ENOENT, so check before blaming the directory.
+    if (err == ENOENT && !fs::exists(dir, ec))
+      throw io_error(error_kind::cant_create, final_,
+                     "cannot create: directory " + dir.string() + " does not exist");
+    throw_errno(error_kind::cant_create, final_, "cannot create", err);
+  }
+  temp_ = pattern;
+  ::fchmod(fd_, default_file_mode());
+}
+
+atomic_output_file::~atomic_output_file() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void atomic_output_file::write(const void* data, std::size_t n) {
+  if (fd_ < 0) throw std::logic_error("atomic_output_file::write after commit");
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    // Linux transfers at most ~2 GiB per call anyway; asking for less keeps
+    // the loop honest on every platform.
+    const ssize_t w = ::write(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_errno(error_kind::io_failure, final_, "write failed", errno);
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void atomic_output_file::commit() {
+  if (fd_ < 0) throw std::logic_error("atomic_output_file::commit called twice");
+  // fsync before rename: otherwise a crash can leave the new name pointing at
+  // an empty file, which is worse than the old contents.
+  if (::fsync(fd_) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
+  if (::rename(temp_.c_str(), final_.c_str()) != 0)
+    throw_errno(error_kind::cant_create, final_, "cannot replace", errno);
+  committed_ = true;
+  sync_directory(directory_of(final_));
+}
+
+void refuse_same_file(const fs::path& input, const fs::path& output) {
+  std::error_code ec;
+  bool same = fs::equivalent(input, output, ec);
+  if (!same) {
+    // absolute() first: weakly_canonical leaves a relative path whose first
+    // component does not exist untouched, so "x" and "./x" would differ.
+    std::error_code ec_in, ec_out;
+    const fs::path a = fs::weakly_canonical(fs::absolute(input, ec_in), ec_in);
+    const fs::path b = fs::weakly_canonical(fs::absolute(output, ec_out), ec_out);
+    same = !ec_in && !ec_out && a == b;
+  }
+  if (same)
+    throw io_error(
+        error_kind::cant_create, output,
+        "output path is the same file as input " + input.string() + "; refusing to overwrite an input");
+}
+
+std::string extension_lower(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+input_file open_input(const fs::path& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (!fs::exists(st)) {
+    throw_errno(error_kind::no_input, p, "cannot open", ec && ec.value() != ENOENT ? ec.value() : ENOENT);
+  }
+  if (fs::is_directory(st)) throw io_error(error_kind::no_input, p, "cannot open: is a directory");
+  if (!fs::is_regular_file(st)) throw io_error(error_kind::no_input, p, "cannot open: not a regular file");
+
+  input_file in;
+  in.size = fs::file_size(p, ec);
+  if (ec) throw_errno(error_kind::no_input, p, "cannot open", ec.value());
+  errno = 0;
+  in.stream.open(p, std::ios::binary);
+  if (!in.stream) throw_errno(error_kind::no_input, p, "cannot open", errno ? errno : EIO);
+  return in;
+}
+
+void read_exact(input_file& in, const fs::path& p, void* dst, std::size_t n) {
+  in.stream.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
+  const auto got = static_cast<std::size_t>(in.stream.gcount());
+  if (got != n)
+    throw io_error(error_kind::io_failure, p,
+                   "read failed: got " + std::to_string(got) + " of " + std::to_string(n) +
+                       " bytes (file changed while reading?)");
+}
+
+}  // namespace lookback::io

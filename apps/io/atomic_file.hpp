@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace lookback::io {
+
+// Writes a file so that readers only ever see the old contents or the complete
+// new ones: data goes to a hidden temporary in the destination's directory (so
+// the final rename stays within one filesystem and is atomic) and is renamed
+// over the destination by commit().  Destroying the object without commit()
+// deletes the temporary, so a failed run leaves no partial output behind.
+// Errors throw io_error naming the destination path.
+class atomic_output_file {
+ public:
+  explicit atomic_output_file(std::filesystem::path final_path);
+  ~atomic_output_file();
+
+  atomic_output_file(const atomic_output_file&) = delete;
+  atomic_output_file& operator=(const atomic_output_file&) = delete;
+
+  void write(const void* data, std::size_t n);
+  void write(std::string_view s) { write(s.data(), s.size()); }
+
+  // Flushes to stable storage and renames into place; call once, after the last write.
+  void commit();
+
+  const std::filesystem::path& path() const noexcept { return final_; }
+  const std::filesystem::path& temp_path() const noexcept { return temp_; }
+
+ private:
+  std::filesystem::path final_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Throws io_error(cant_create) when writing output would clobber input.  Checks
+// both the inode (catches hard links and symlinks) and the normalised spelling
+// (catches the case where the output does not exist yet but names the input).
+void refuse_same_file(const std::filesystem::path& input, const std::filesystem::path& output);
+
+// The extension including its dot, lower-cased: "data/X.NPY" -> ".npy", "a" -> "".
+std::string extension_lower(const std::filesystem::path& p);
+
+// A regular file opened for binary reading, with its size known up front so that
+// readers can check a header's claims before allocating anything.
+struct input_file {
+  std::ifstream stream;
+  std::uint64_t size = 0;
+};
+
+// Throws io_error(no_input) for a missing, non-regular or unreadable file.
+input_file open_input(const std::filesystem::path& p);
+
+// Reads exactly n bytes; callers have already checked n against in.size, so a
+// short read is an I/O failure (or the file shrank underneath us), never bad data.
+void read_exact(input_file& in, const std::filesystem::path& p, void* dst, std::size_t n);
+
+}  // namespace lookback::io

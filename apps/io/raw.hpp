@@ -1,0 +1,18 @@
+#pragma once
+
+#include <filesystem>
+
+#include "io/array.hpp"
+#include "io/dtype.hpp"
+
+namespace lookback::io {
+
+// Reads a headerless file of little-endian elements as a 1-D array.  The file
+// size must be a whole number of elements (data_error otherwise); open and read
+// failures throw io_error as read_npy does.
+host_array read_raw(const std::filesystem::path& p, dtype t);
+
+// Writes the element bytes only (shape and dtype are not recorded), atomically.
+void write_raw(const std::filesystem::path& out, const host_array& a);
+
+}  // namespace lookback::io

@@ -1,0 +1,58 @@
+#include "typed/compare.hpp"
+
+#include "typed/visit.hpp"
+
+#include <sstream>
+
+namespace lookback::typed {
+namespace {
+template <class T>
+std::string text(T value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << +value;
+  return out.str();
+}
+
+template <class T>
+T init_of(const scan_spec& spec) {
+  return spec.inclusive ? T(0) : scalar_as<T>(spec.init);
+}
+}  // namespace
+
+std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* input, const void* expected,
+                                            const void* actual, std::int64_t n) {
+  return visit_numeric(spec.type, [&](auto zero) -> std::optional<mismatch> {
+    using T = decltype(zero);
+    const auto* in = static_cast<const T*>(input);
+    const auto* want = static_cast<const T*>(expected);
+    const auto* got = static_cast<const T*>(actual);
+    const bool summing = spec.op == op_kind::sum;
+    double mass = std::abs(static_cast<double>(init_of<T>(spec)));
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
+      const double tol = summing ? sum_tolerance<T>(mass, i + 1) : 0.0;
+      if (!values_match(want[i], got[i], tol))
+        return mismatch{i, text(want[i]), text(got[i])};
+      if (!spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
+    }
+    return std::nullopt;
+  });
+}
+
+std::optional<mismatch> reduce_mismatch(io::dtype type, op_kind op, const void* input, std::int64_t n,
+                                        const void* expected, const void* actual) {
+  return visit_numeric(type, [&](auto zero) -> std::optional<mismatch> {
+    using T = decltype(zero);
+    const auto* in = static_cast<const T*>(input);
+    double mass = 0;
+    for (std::int64_t i = 0; i < n; ++i) mass += std::abs(static_cast<double>(in[i]));
+    const T want = *static_cast<const T*>(expected);
+    const T got = *static_cast<const T*>(actual);
+    const double tol = op == op_kind::sum ? sum_tolerance<T>(mass, n) : 0.0;
+    if (values_match(want, got, tol)) return std::nullopt;
+    return mismatch{0, text(want), text(got)};
+  });
+}
+
+}  // namespace lookback::typed

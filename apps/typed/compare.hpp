@@ -1,0 +1,52 @@
+#pragma once
+// Result comparison with a rounding allowance for floating-point sums: two correct scans or
+// reductions that add in different orders differ by about eps * (sum of |terms|) times a factor that
+// grows with the length of their longest sequential chain. Integers and min/max compare exactly.
+#include "typed/typed_ops.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+namespace lookback::typed {
+
+template <class T>
+double sum_tolerance(double abs_mass, std::int64_t terms) {
+  if constexpr (std::is_integral_v<T>) {
+    return 0.0;
+  } else {
+    return std::numeric_limits<T>::epsilon() * abs_mass * (32.0 + std::sqrt(static_cast<double>(terms)) / 8.0);
+  }
+}
+
+/// Integers (expected given as T) compare exactly; floating point within `tolerance`, NaN only with NaN.
+template <class T, class Expected>
+bool values_match(Expected expected, T actual, double tolerance) {
+  if constexpr (std::is_integral_v<T>) {
+    static_assert(std::is_same_v<Expected, T>, "integers compare exactly, in their own type");
+    return expected == actual;
+  } else {
+    if (std::isnan(expected) || std::isnan(static_cast<double>(actual)))
+      return std::isnan(expected) && std::isnan(static_cast<double>(actual));
+    if (std::isinf(expected)) return expected == static_cast<double>(actual);
+    return std::abs(static_cast<double>(actual) - expected) <= tolerance;
+  }
+}
+
+struct mismatch {
+  std::int64_t index = 0;
+  std::string expected;
+  std::string actual;
+};
+
+/// First element where `actual` differs from `expected` (both scans of `input` per `spec`).
+std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* input, const void* expected,
+                                            const void* actual, std::int64_t n);
+/// Whether two reductions of `input` agree.
+std::optional<mismatch> reduce_mismatch(io::dtype type, op_kind op, const void* input, std::int64_t n,
+                                        const void* expected, const void* actual);
+
+}  // namespace lookback::typed

@@ -1,0 +1,27 @@
+#include "typed/gpu_probe.hpp"
+
+#include <lookback/primitives/error.cuh>
+
+namespace lookback::typed {
+
+std::optional<std::string> gpu_unavailable_reason() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+  }
+  if (count == 0) return std::string("no CUDA device found");
+  return std::nullopt;
+}
+
+std::string gpu_description() {
+  int device = 0;
+  cudaDeviceProp prop{};
+  LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+  LOOKBACK_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+}  // namespace lookback::typed

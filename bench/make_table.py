@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Turns lookback_bench's JSON (--benchmark_out) into a markdown table: per operation, type and size,
+the median time of each implementation, lookback's bandwidth, its share of memcpy's bandwidth and
+its speed relative to CUB.
+
+usage: make_table.py bench.json [> table.md]"""
+import json
+import sys
+from collections import defaultdict
+
+IMPLS = ["lookback", "cub", "thrust", "memcpy"]
+
+
+def read_medians(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = defaultdict(dict)  # (op, type, n) -> impl -> (ms, bytes_per_second)
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        op, impl, dtype, n = b["run_name"].split("/")[:4]
+        ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
+        rows[(op, dtype, int(n))][impl] = (ms, b.get("bytes_per_second", 0.0))
+    return data.get("context", {}), rows
+
+
+def fmt_n(n):
+    return "2^%d" % (n.bit_length() - 1) if n & (n - 1) == 0 else str(n)
+
+
+def main():
+    context, rows = read_medians(sys.argv[1])
+    print("Medians of 5 repetitions, CUDA-event timing. GB/s counts bytes read plus bytes written;")
+    print("'% memcpy' is lookback's bandwidth over a device-to-device memcpy's; 'vs CUB' is CUB's time over lookback's.\n")
+    print("| op | type | n | lookback ms | cub ms | thrust ms | memcpy ms | lookback GB/s | % memcpy | vs CUB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (op, dtype, n) in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
+        r = rows[(op, dtype, n)]
+        cell = lambda impl: "%.4f" % r[impl][0] if impl in r else "-"
+        ours = r.get("lookback")
+        memcpy = r.get("memcpy")
+        cub = r.get("cub")
+        gbs = ours[1] / 1e9 if ours else 0
+        pct = "%.0f%%" % (100 * ours[1] / memcpy[1]) if ours and memcpy and memcpy[1] else "-"
+        ratio = "%.2fx" % (cub[0] / ours[0]) if ours and cub else "-"
+        print("| %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |" % (
+            op, dtype, fmt_n(n), cell("lookback"), cell("cub"), cell("thrust"), cell("memcpy"), gbs, pct, ratio))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+// Exclusive scan (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes.
+#include "support/bench_support.cuh"
+#include "typed/visit.hpp"
+
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
+namespace lookback::bench {
+namespace {
+
+void register_typed(typed::implementation impl, io::dtype type, std::int64_t n) {
+  register_gpu_benchmark(
+      bench_name("scan", std::string(typed::implementation_name(impl)).c_str(), type, n), [=](benchmark::State& state) {
+        const typed::scan_spec spec{type, typed::op_kind::sum, false, typed::identity(type, typed::op_kind::sum)};
+        const std::size_t bytes = static_cast<std::size_t>(n) * io::dtype_size(type);
+        const void* d_in = random_input(type, n);
+        void* d_out = scratch(bytes, 0);
+        std::size_t temp_bytes = 0;
+        typed::scan(impl, spec, nullptr, temp_bytes, d_in, d_out, n, stream());
+        void* d_temp = scratch(temp_bytes, 2);
+        time_gpu(state, 2.0 * static_cast<double>(bytes), n,
+                 [&] { typed::scan(impl, spec, d_temp, temp_bytes, d_in, d_out, n, stream()); });
+      });
+}
+
+void register_thrust(io::dtype type, std::int64_t n) {
+  register_gpu_benchmark(bench_name("scan", "thrust", type, n), [=](benchmark::State& state) {
+    typed::visit_numeric(type, [&](auto zero) {
+      using T = decltype(zero);
+      const T* d_in = static_cast<const T*>(random_input(type, n));
+      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+      time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n,
+               [&] { thrust::exclusive_scan(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_out); });
+    });
+  });
+}
+
+const bool registered = [] {
+  for (const io::dtype type : bench_types)
+    for (const std::int64_t n : sizes) {
+      register_typed(typed::implementation::lookback, type, n);
+      register_typed(typed::implementation::cub, type, n);
+      register_thrust(type, n);
+      register_memcpy("scan", type, n);
+    }
+  return true;
+}();
+
+}  // namespace
+}  // namespace lookback::bench

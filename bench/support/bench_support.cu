@@ -1,0 +1,82 @@
+#include "support/bench_support.cuh"
+
+#include "typed/visit.hpp"
+
+#include <map>
+#include <memory>
+#include <random>
+#include <type_traits>
+
+namespace lookback::bench {
+namespace {
+
+__host__ __device__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+template <class T>
+__global__ void fill_random(T* d, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t r = mix(seed ^ mix(static_cast<std::uint64_t>(i)));
+    if constexpr (std::is_floating_point_v<T>)
+      d[i] = static_cast<T>(r >> 11) * static_cast<T>(1.0 / 9007199254740992.0);
+    else
+      d[i] = static_cast<T>(r % 1000);
+  }
+}
+
+struct input_key {
+  io::dtype type;
+  std::int64_t n;
+  bool operator<(const input_key& o) const { return type != o.type ? type < o.type : n < o.n; }
+};
+
+}  // namespace
+
+cudaStream_t stream() {
+  static const cuda_stream s;
+  return s.get();
+}
+
+const void* random_input(io::dtype type, std::int64_t n) {
+  static std::map<input_key, device_buffer<std::byte>> inputs;
+  static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  auto it = inputs.find({type, n});
+  if (it != inputs.end()) return it->second.data();
+  device_buffer<std::byte> d(static_cast<std::size_t>(n) * io::dtype_size(type), stream());
+  typed::visit_numeric(type, [&](auto zero) {
+    using T = decltype(zero);
+    fill_random<<<1024, 256, 0, stream()>>>(reinterpret_cast<T*>(d.data()), n, seed);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  });
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
+  return inputs.emplace(input_key{type, n}, std::move(d)).first->second.data();
+}
+
+void* scratch(std::size_t bytes, int slot) {
+  static std::map<int, device_buffer<std::byte>> buffers;
+  auto& b = buffers[slot];
+  if (b.size() < bytes) b = device_buffer<std::byte>(bytes, stream());
+  return b.data();
+}
+
+std::string bench_name(const char* op, const char* impl, io::dtype type, std::int64_t n) {
+  return std::string(op) + "/" + impl + "/" + std::string(io::dtype_name(type)) + "/" + std::to_string(n);
+}
+
+void register_memcpy(const char* op, io::dtype type, std::int64_t n) {
+  register_gpu_benchmark(bench_name(op, "memcpy", type, n), [type, n](benchmark::State& state) {
+    const std::size_t bytes = static_cast<std::size_t>(n) * io::dtype_size(type);
+    const void* d_in = random_input(type, n);
+    void* d_out = scratch(bytes, 0);
+    time_gpu(state, 2.0 * static_cast<double>(bytes), n, [&] {
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream()));
+    });
+  });
+}
+
+}  // namespace lookback::bench

@@ -1,0 +1,59 @@
+#pragma once
+// What every benchmark shares: fresh random device inputs (generated on the GPU from a per-process
+// seed, cached per type and size), CUDA-event timing after a warm-up, and the memcpy baseline.
+#include "typed/gpu_timing.hpp"
+#include "typed/typed_ops.hpp"
+
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+
+namespace lookback::bench {
+
+inline const std::int64_t sizes[] = {std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28};
+inline const io::dtype bench_types[] = {io::dtype::uint32, io::dtype::float32, io::dtype::uint64};
+
+/// The benchmarks' stream.
+cudaStream_t stream();
+
+/// A device array of n random elements of `type` (integers in [0, 1000), floats in [0, 1)), made once
+/// per process and reused by every implementation timed on that type and size.
+const void* random_input(io::dtype type, std::int64_t n);
+
+/// A device scratch array of at least `bytes`, reused.
+void* scratch(std::size_t bytes, int slot);
+
+/// Times `work` with CUDA events, one warm-up call first; reports bytes and items per second.
+template <class Work>
+void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, Work&& work) {
+  work();
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
+  typed::event_timer timer;
+  for (auto _ : state) state.SetIterationTime(timer.time_ms(stream(), work) / 1e3);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_moved) * state.iterations());
+  state.SetItemsProcessed(items * state.iterations());
+}
+
+/// "scan/lookback/uint32/268435456"
+std::string bench_name(const char* op, const char* impl, io::dtype type, std::int64_t n);
+
+/// Registers with the settings every benchmark here uses: manual (event) time, repetitions reported
+/// as aggregates so the table reads the median.
+template <class Fn>
+void register_gpu_benchmark(const std::string& name, Fn&& fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn))
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(0.1)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true);
+}
+
+/// Registers the device-to-device memcpy of n elements of `type`: the bandwidth ceiling.
+void register_memcpy(const char* op, io::dtype type, std::int64_t n);
+
+}  // namespace lookback::bench

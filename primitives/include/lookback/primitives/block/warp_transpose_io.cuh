@@ -1,0 +1,71 @@
+#pragma once
+// Tile loads and stores that are coalesced in global memory (warp-striped: lane l touches items l,
+// l+32, ...) but hand each thread a run of consecutive items (blocked), as a sequential per-thread
+// scan needs. The transposition goes through a per-warp shared-memory region padded by one item every
+// 32, so that both the striped and the blocked accesses are free of bank conflicts for 4-byte items.
+#include <lookback/primitives/warp/shuffle.cuh>
+
+#include <cstdint>
+
+namespace lookback::block {
+
+template <class T, int Threads, int ItemsPerThread>
+struct warp_transpose_io {
+  static constexpr int warps = Threads / warp::warp_size;
+  static constexpr int warp_items = warp::warp_size * ItemsPerThread;
+  static constexpr int padded_warp_items = warp_items + warp_items / warp::warp_size;
+  static constexpr int tile_items = Threads * ItemsPerThread;
+
+  struct storage {
+    T items[warps][padded_warp_items];
+  };
+
+  __device__ static int padded(int i) { return i + i / warp::warp_size; }
+  __device__ static int warp_index() { return static_cast<int>(threadIdx.x) / warp::warp_size; }
+
+  /// Loads the `valid` first items of the tile at `in`; missing items become `fill`.
+  template <class InputIt>
+  __device__ static void load(InputIt in, int valid, T (&items)[ItemsPerThread], const T& fill, storage& s) {
+    const int lane = warp::lane_id();
+    const int warp_base = warp_index() * warp_items;
+    T* region = s.items[warp_index()];
+    if (valid >= tile_items) {
+#pragma unroll
+      for (int k = 0; k < ItemsPerThread; ++k) region[padded(k * warp::warp_size + lane)] = in[warp_base + k * warp::warp_size + lane];
+    } else {
+#pragma unroll
+      for (int k = 0; k < ItemsPerThread; ++k) {
+        const int i = warp_base + k * warp::warp_size + lane;
+        region[padded(k * warp::warp_size + lane)] = i < valid ? T(in[i]) : fill;
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) items[k] = region[padded(lane * ItemsPerThread + k)];
+    // The caller may store through the same region next.
+    __syncwarp();
+  }
+
+  /// Stores the `valid` first items of the tile at `out`.
+  template <class OutputIt>
+  __device__ static void store(OutputIt out, int valid, const T (&items)[ItemsPerThread], storage& s) {
+    const int lane = warp::lane_id();
+    const int warp_base = warp_index() * warp_items;
+    T* region = s.items[warp_index()];
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) region[padded(lane * ItemsPerThread + k)] = items[k];
+    __syncwarp();
+    if (valid >= tile_items) {
+#pragma unroll
+      for (int k = 0; k < ItemsPerThread; ++k) out[warp_base + k * warp::warp_size + lane] = region[padded(k * warp::warp_size + lane)];
+    } else {
+#pragma unroll
+      for (int k = 0; k < ItemsPerThread; ++k) {
+        const int i = warp_base + k * warp::warp_size + lane;
+        if (i < valid) out[i] = region[padded(k * warp::warp_size + lane)];
+      }
+    }
+  }
+};
+
+}  // namespace lookback::block

@@ -1,0 +1,50 @@
+#pragma once
+// Carves one caller-provided temporary allocation into aligned parts. The size query (null pointer)
+// and the real call build the same layout from the same arguments, so they always agree.
+#include <cstddef>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+namespace lookback::detail {
+
+template <int Parts>
+class temp_layout {
+ public:
+  static constexpr std::size_t alignment = 256;
+
+  temp_layout(std::initializer_list<std::size_t> sizes) {
+    std::size_t offset = 0;
+    int i = 0;
+    for (std::size_t size : sizes) {
+      offsets_[i++] = offset;
+      offset += (size + alignment - 1) / alignment * alignment;
+    }
+    total_ = offset;
+  }
+
+  [[nodiscard]] std::size_t total() const { return total_; }
+  [[nodiscard]] void* part(void* base, int i) const { return static_cast<char*>(base) + offsets_[i]; }
+
+  /// Writes the size when `d_temp` is null and returns true: the caller's query is answered.
+  bool answer_query(void* d_temp, std::size_t& temp_bytes, const char* who) const {
+    if (d_temp == nullptr) {
+      temp_bytes = total_;
+      return true;
+    }
+    if (temp_bytes < total_)
+      throw std::invalid_argument(std::string(who) + ": temporary storage of " + std::to_string(temp_bytes) +
+                                  " bytes is smaller than the " + std::to_string(total_) + " bytes needed");
+    return false;
+  }
+
+ private:
+  std::size_t offsets_[Parts] = {};
+  std::size_t total_ = 0;
+};
+
+inline void check_item_count(long long n, const char* who) {
+  if (n < 0) throw std::invalid_argument(std::string(who) + ": negative item count " + std::to_string(n));
+}
+
+}  // namespace lookback::detail

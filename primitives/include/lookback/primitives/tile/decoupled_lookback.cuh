@@ -1,0 +1,37 @@
+#pragma once
+// The decoupled look-back (Merrill & Garland 2016): one warp inspects the 32 nearest predecessor
+// tiles at once, combines their aggregates from the nearest back to the first inclusive prefix it
+// meets, and slides the window back when it meets none. A tile only ever waits on tiles that took
+// their ids before it did (ids come from an atomic counter), so it cannot wait on a block that is not
+// running, whatever order the hardware schedules blocks in.
+#include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/tile/tile_status.cuh>
+#include <lookback/primitives/warp/warp_reduce.cuh>
+
+#include <cstdint>
+
+namespace lookback::tile {
+
+/// Called by all 32 lanes of one warp; returns the combination of every item before `tile`.
+template <class T, class Op, class StatusArray>
+__device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t tile, Op op, const T& identity) {
+  const int lane = warp::lane_id();
+  T exclusive = identity;
+  for (std::int64_t nearest = tile - 1;; nearest -= warp::warp_size) {
+    const std::int64_t predecessor = nearest - lane;
+    T value = identity;
+    status st = status::inclusive_prefix;  // before tile 0 there is nothing to add
+    for (;;) {
+      if (predecessor >= 0) st = tiles.read(predecessor, value);
+      if (!__any_sync(warp::full_mask, st == status::not_ready)) break;
+    }
+    const unsigned prefix_lanes = __ballot_sync(warp::full_mask, st == status::inclusive_prefix);
+    const int last = prefix_lanes != 0 ? __ffs(static_cast<int>(prefix_lanes)) - 1 : warp::warp_size - 1;
+    // Lane 0 holds the nearest tile, so lanes combine in descending order.
+    const T window = warp::reduce(lane <= last ? value : identity, swapped<Op>{op});
+    exclusive = op(window, exclusive);
+    if (prefix_lanes != 0) return exclusive;
+  }
+}
+
+}  // namespace lookback::tile

@@ -1,0 +1,447 @@
+// Tests of the CPU references and the result comparison. Every GPU test and `lookback --verify` trusts
+// these two, so their expected values here are computed by hand, never by another implementation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "io/dtype.hpp"
+#include "typed/compare.hpp"
+#include "typed/typed_ops.hpp"
+
+namespace {
+
+using lookback::io::dtype;
+using lookback::io::dtype_of;
+using lookback::typed::op_kind;
+using lookback::typed::scalar;
+using lookback::typed::scan_spec;
+
+// --- helpers ------------------------------------------------------------------
+
+template <class T>
+scalar scalar_of(T value) {
+  return lookback::typed::load_scalar(dtype_of<T>(), &value);
+}
+
+// The scalar's value as T, after checking that it really holds a T: a scalar of the wrong dtype would
+// otherwise be reinterpreted silently.
+template <class T>
+T value_of(const scalar& s) {
+  EXPECT_EQ(s.type, dtype_of<T>());
+  T value;
+  std::memcpy(&value, s.bytes.data(), sizeof(T));
+  return value;
+}
+
+template <class T>
+std::vector<T> values(std::initializer_list<double> list) {
+  std::vector<T> out;
+  for (double v : list) out.push_back(static_cast<T>(v));
+  return out;
+}
+
+template <class T>
+T reduce(op_kind op, const std::vector<T>& in) {
+  T out{};
+  lookback::typed::reduce_cpu(dtype_of<T>(), op, in.data(), &out, static_cast<std::int64_t>(in.size()));
+  return out;
+}
+
+// C++17 lacks std::type_identity; keeps `init` from taking part in deducing T, so a plain value converts.
+template <class T>
+using no_deduce = typename std::common_type<T>::type;
+
+template <class T>
+std::vector<T> scan(op_kind op, bool inclusive, const std::vector<T>& in,
+                    std::optional<no_deduce<T>> init = std::nullopt) {
+  scan_spec spec;
+  spec.type = dtype_of<T>();
+  spec.op = op;
+  spec.inclusive = inclusive;
+  spec.init = init ? scalar_of(*init) : lookback::typed::identity(spec.type, op);
+  std::vector<T> out(in.size());
+  lookback::typed::scan_cpu(spec, in.data(), out.data(), static_cast<std::int64_t>(in.size()));
+  return out;
+}
+
+template <class T>
+scan_spec spec_for(op_kind op, bool inclusive, T init = T(0)) {
+  return scan_spec{dtype_of<T>(), op, inclusive, scalar_of(init)};
+}
+
+template <class T>
+constexpr T lowest_or_minus_inf() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::lowest();
+}
+
+template <class T>
+constexpr T max_or_inf() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+}
+
+// --- every dtype ----------------------------------------------------------------
+
+template <class T>
+class CpuReferenceEveryDtype : public ::testing::Test {};
+using numeric_types = ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+TYPED_TEST_SUITE(CpuReferenceEveryDtype, numeric_types);
+
+TYPED_TEST(CpuReferenceEveryDtype, Reduce) {
+  using T = TypeParam;
+  const auto in = values<T>({3, 1, 4, 1, 5});
+  EXPECT_EQ(reduce(op_kind::sum, in), T(14));
+  EXPECT_EQ(reduce(op_kind::min, in), T(1));
+  EXPECT_EQ(reduce(op_kind::max, in), T(5));
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, ExclusiveScanStartsFromTheIdentity) {
+  using T = TypeParam;
+  const auto in = values<T>({3, 1, 4, 1, 5});
+  EXPECT_EQ(scan(op_kind::sum, false, in), values<T>({0, 3, 4, 8, 9}));
+  EXPECT_EQ(scan(op_kind::min, false, in), (std::vector<T>{max_or_inf<T>(), 3, 1, 1, 1}));
+  EXPECT_EQ(scan(op_kind::max, false, in), (std::vector<T>{lowest_or_minus_inf<T>(), 3, 3, 4, 4}));
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, ExclusiveScanWithInit) {
+  using T = TypeParam;
+  const auto in = values<T>({3, 1, 4, 1, 5});
+  EXPECT_EQ(scan(op_kind::sum, false, in, T(10)), values<T>({10, 13, 14, 18, 19}));
+  EXPECT_EQ(scan(op_kind::min, false, in, T(2)), values<T>({2, 2, 1, 1, 1}));
+  EXPECT_EQ(scan(op_kind::max, false, in, T(2)), values<T>({2, 3, 3, 4, 4}));
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, InclusiveScan) {
+  using T = TypeParam;
+  const auto in = values<T>({3, 1, 4, 1, 5});
+  EXPECT_EQ(scan(op_kind::sum, true, in), values<T>({3, 4, 8, 9, 14}));
+  EXPECT_EQ(scan(op_kind::min, true, in), values<T>({3, 1, 1, 1, 1}));
+  EXPECT_EQ(scan(op_kind::max, true, in), values<T>({3, 3, 4, 4, 5}));
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, EmptyInput) {
+  using T = TypeParam;
+  const std::vector<T> none;
+  EXPECT_EQ(reduce(op_kind::sum, none), T(0));
+  EXPECT_EQ(reduce(op_kind::min, none), max_or_inf<T>());
+  EXPECT_EQ(reduce(op_kind::max, none), lowest_or_minus_inf<T>());
+
+  // n = 0 must not touch the output at all, not even its first element.
+  const T sentinel = T(77);
+  for (const bool inclusive : {false, true}) {
+    T out = sentinel;
+    lookback::typed::scan_cpu(spec_for<T>(op_kind::sum, inclusive, T(5)), none.data(), &out, 0);
+    EXPECT_EQ(out, sentinel) << (inclusive ? "inclusive" : "exclusive");
+  }
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, SingleElement) {
+  using T = TypeParam;
+  const auto one = values<T>({7});
+  for (const op_kind op : {op_kind::sum, op_kind::min, op_kind::max}) {
+    SCOPED_TRACE(std::string(lookback::typed::op_name(op)));
+    EXPECT_EQ(reduce(op, one), T(7));
+    EXPECT_EQ(scan(op, true, one), values<T>({7}));
+    EXPECT_EQ(scan(op, false, one, T(9)), values<T>({9}));
+  }
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, Identities) {
+  using T = TypeParam;
+  constexpr dtype type = dtype_of<T>();
+  EXPECT_EQ(value_of<T>(lookback::typed::identity(type, op_kind::sum)), T(0));
+  EXPECT_EQ(value_of<T>(lookback::typed::identity(type, op_kind::min)), max_or_inf<T>());
+  EXPECT_EQ(value_of<T>(lookback::typed::identity(type, op_kind::max)), lowest_or_minus_inf<T>());
+  if constexpr (std::is_floating_point_v<T>) {
+    // Spelled out once more: a finite max/lowest would wrongly win against +-inf inputs.
+    EXPECT_TRUE(std::isinf(value_of<T>(lookback::typed::identity(type, op_kind::min))));
+    EXPECT_EQ(reduce(op_kind::min, std::vector<T>{std::numeric_limits<T>::infinity()}),
+              std::numeric_limits<T>::infinity());
+  }
+}
+
+TYPED_TEST(CpuReferenceEveryDtype, ParseAndFormatScalar) {
+  using T = TypeParam;
+  constexpr dtype type = dtype_of<T>();
+  const auto parsed = lookback::typed::parse_scalar(type, "42");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(value_of<T>(*parsed), T(42));
+  EXPECT_EQ(lookback::typed::format_scalar(*parsed), "42");
+
+  for (const char* bad : {"abc", "", "12x", "4 2", "-"}) EXPECT_FALSE(lookback::typed::parse_scalar(type, bad)) << bad;
+
+  const auto biggest = std::numeric_limits<T>::max();
+  const auto round_trip = lookback::typed::parse_scalar(type, lookback::typed::format_scalar(scalar_of(biggest)));
+  ASSERT_TRUE(round_trip.has_value());
+  EXPECT_EQ(value_of<T>(*round_trip), biggest);
+}
+
+// --- integers -------------------------------------------------------------------
+
+TEST(CpuReferenceIntegers, SignedSumsWrapAsOnTheGpu) {
+  constexpr std::int32_t max32 = std::numeric_limits<std::int32_t>::max();
+  constexpr std::int32_t min32 = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(reduce(op_kind::sum, std::vector<std::int32_t>{max32, 1}), min32);
+  EXPECT_EQ(scan(op_kind::sum, true, std::vector<std::int32_t>{max32, 1, 1}),
+            (std::vector<std::int32_t>{max32, min32, min32 + 1}));
+  EXPECT_EQ(scan(op_kind::sum, false, std::vector<std::int32_t>{1, 1, 0}, max32),
+            (std::vector<std::int32_t>{max32, min32, min32 + 1}));
+  EXPECT_EQ(scan(op_kind::sum, true, std::vector<std::int32_t>{min32, -1}), (std::vector<std::int32_t>{min32, max32}));
+
+  constexpr std::int64_t max64 = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t min64 = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(scan(op_kind::sum, true, std::vector<std::int64_t>{max64, 1}), (std::vector<std::int64_t>{max64, min64}));
+}
+
+TEST(CpuReferenceIntegers, UnsignedSumsWrap) {
+  EXPECT_EQ(reduce(op_kind::sum, std::vector<std::uint32_t>{0xffffffffu, 2}), 1u);
+  EXPECT_EQ(scan(op_kind::sum, true, std::vector<std::uint64_t>{~std::uint64_t{0}, 1}),
+            (std::vector<std::uint64_t>{~std::uint64_t{0}, 0}));
+}
+
+TEST(CpuReferenceIntegers, NegativeValues) {
+  const std::vector<std::int64_t> in{-5, 7, -2};
+  EXPECT_EQ(reduce(op_kind::sum, in), 0);
+  EXPECT_EQ(reduce(op_kind::min, in), -5);
+  EXPECT_EQ(reduce(op_kind::max, in), 7);
+  EXPECT_EQ(scan(op_kind::min, true, in), (std::vector<std::int64_t>{-5, -5, -5}));
+  EXPECT_EQ(scan(op_kind::sum, false, in, std::int64_t{-1}), (std::vector<std::int64_t>{-1, -6, 1}));
+}
+
+TEST(CpuReferenceIntegers, ParseScalarRange) {
+  using lookback::typed::parse_scalar;
+  EXPECT_FALSE(parse_scalar(dtype::int32, "1.5"));
+  EXPECT_FALSE(parse_scalar(dtype::uint64, "1.5"));
+  EXPECT_FALSE(parse_scalar(dtype::int32, "300000000000"));
+  EXPECT_FALSE(parse_scalar(dtype::int32, "2147483648"));
+  EXPECT_FALSE(parse_scalar(dtype::uint32, "4294967296"));
+  EXPECT_FALSE(parse_scalar(dtype::uint32, "-1"));
+  EXPECT_FALSE(parse_scalar(dtype::int32, "0x10"));
+  EXPECT_FALSE(parse_scalar(dtype::int64, "9223372036854775808"));
+
+  EXPECT_EQ(value_of<std::int32_t>(*parse_scalar(dtype::int32, "-2147483648")), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(value_of<std::int64_t>(*parse_scalar(dtype::int64, "300000000000")), 300000000000);
+  EXPECT_EQ(value_of<std::uint64_t>(*parse_scalar(dtype::uint64, "18446744073709551615")),
+            std::numeric_limits<std::uint64_t>::max());
+}
+
+TEST(CpuReferenceIntegers, FormatScalarExtremes) {
+  using lookback::typed::format_scalar;
+  EXPECT_EQ(format_scalar(scalar_of(std::int32_t{-7})), "-7");
+  EXPECT_EQ(format_scalar(scalar_of(std::numeric_limits<std::int64_t>::min())), "-9223372036854775808");
+  EXPECT_EQ(format_scalar(scalar_of(std::numeric_limits<std::uint64_t>::max())), "18446744073709551615");
+  EXPECT_EQ(format_scalar(scalar_of(std::numeric_limits<std::uint32_t>::max())), "4294967295");
+}
+
+// --- floating point -------------------------------------------------------------
+
+TEST(CpuReferenceFloats, SumsRunInTheElementType) {
+  // In double the first two would sum to 1e8 + 1 and the result would be 1.
+  EXPECT_EQ(reduce(op_kind::sum, std::vector<float>{1e8f, 1.0f, -1e8f}), 0.0f);
+  EXPECT_EQ(reduce(op_kind::sum, std::vector<double>{1e17, 1.0, -1e17}), 0.0);
+  EXPECT_EQ(scan(op_kind::sum, true, std::vector<float>{1e8f, 1.0f, -1e8f}), (std::vector<float>{1e8f, 1e8f, 0.0f}));
+}
+
+TEST(CpuReferenceFloats, NegativeAndFractionalValues) {
+  const std::vector<double> in{0.5, -1.25, 2.0};
+  EXPECT_EQ(reduce(op_kind::sum, in), 1.25);
+  EXPECT_EQ(reduce(op_kind::min, in), -1.25);
+  EXPECT_EQ(scan(op_kind::max, false, in, -3.0), (std::vector<double>{-3.0, 0.5, 0.5}));
+  EXPECT_EQ(scan(op_kind::sum, false, std::vector<float>{0.5f, -1.25f, 2.0f}, 0.25f),
+            (std::vector<float>{0.25f, 0.75f, -0.5f}));
+}
+
+TEST(CpuReferenceFloats, ParseScalar) {
+  using lookback::typed::parse_scalar;
+  EXPECT_EQ(value_of<double>(*parse_scalar(dtype::float64, "1.5")), 1.5);
+  EXPECT_EQ(value_of<double>(*parse_scalar(dtype::float64, "-2.5e-3")), -2.5e-3);
+  EXPECT_EQ(value_of<float>(*parse_scalar(dtype::float32, "0.1")), 0.1f);
+  EXPECT_EQ(value_of<double>(*parse_scalar(dtype::float64, "-inf")), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(value_of<float>(*parse_scalar(dtype::float32, "nan"))));
+  EXPECT_FALSE(parse_scalar(dtype::float32, "1.5.2"));
+  EXPECT_FALSE(parse_scalar(dtype::float64, "1e"));
+}
+
+// parse_scalar promises nullopt for text "out of the type's range"; a finite literal that only fits as
+// infinity is out of range, unlike "inf" itself.
+TEST(CpuReferenceFloats, ParseScalarRejectsFiniteTextThatOverflows) {
+  using lookback::typed::parse_scalar;
+  EXPECT_FALSE(parse_scalar(dtype::float32, "1e39"));
+  EXPECT_FALSE(parse_scalar(dtype::float64, "1e400"));
+  EXPECT_TRUE(parse_scalar(dtype::float32, "3e38"));
+}
+
+TEST(CpuReferenceFloats, FormatScalarRoundTrips) {
+  using lookback::typed::format_scalar;
+  using lookback::typed::parse_scalar;
+  EXPECT_EQ(format_scalar(scalar_of(1.5)), "1.5");
+  EXPECT_EQ(format_scalar(scalar_of(0.1)), "0.10000000000000001");
+  EXPECT_EQ(format_scalar(scalar_of(0.1f)), "0.100000001");
+  EXPECT_EQ(format_scalar(scalar_of(std::numeric_limits<double>::infinity())), "inf");
+
+  // Enough digits that the text means exactly the stored value.
+  const double third = 1.0 / 3.0;
+  EXPECT_EQ(value_of<double>(*parse_scalar(dtype::float64, format_scalar(scalar_of(third)))), third);
+  const float tenth = 0.1f;
+  EXPECT_EQ(value_of<float>(*parse_scalar(dtype::float32, format_scalar(scalar_of(tenth)))), tenth);
+}
+
+// --- operators --------------------------------------------------------------------
+
+TEST(CpuReferenceOps, ParseOp) {
+  using lookback::typed::parse_op;
+  EXPECT_EQ(parse_op("sum"), op_kind::sum);
+  EXPECT_EQ(parse_op("min"), op_kind::min);
+  EXPECT_EQ(parse_op("max"), op_kind::max);
+  for (const char* bad : {"", "Sum", "MAX", "mean", "sum ", "+"}) EXPECT_FALSE(parse_op(bad)) << '"' << bad << '"';
+  for (const op_kind op : {op_kind::sum, op_kind::min, op_kind::max})
+    EXPECT_EQ(parse_op(lookback::typed::op_name(op)), op);
+}
+
+// --- comparison -------------------------------------------------------------------
+
+TEST(CompareTolerance, SumTolerance) {
+  using lookback::typed::sum_tolerance;
+  EXPECT_EQ(sum_tolerance<std::int32_t>(1e9, 1000), 0.0);
+  EXPECT_EQ(sum_tolerance<std::uint64_t>(1e9, 1000), 0.0);
+  // eps * mass * (32 + sqrt(terms) / 8), with sqrt(terms) / 8 chosen whole.
+  EXPECT_EQ(sum_tolerance<double>(1.0, 64), 33.0 * std::numeric_limits<double>::epsilon());
+  EXPECT_EQ(sum_tolerance<float>(2.0, 256), 68.0 * std::numeric_limits<float>::epsilon());
+  EXPECT_LT(sum_tolerance<double>(1.0, 64), sum_tolerance<double>(2.0, 64));
+  EXPECT_LT(sum_tolerance<double>(1.0, 64), sum_tolerance<double>(1.0, 1 << 20));
+  EXPECT_GT(sum_tolerance<float>(1.0, 64), sum_tolerance<double>(1.0, 64));
+}
+
+TEST(CompareTolerance, ValuesMatch) {
+  using lookback::typed::values_match;
+  EXPECT_TRUE(values_match(std::int32_t{5}, std::int32_t{5}, 0.0));
+  EXPECT_FALSE(values_match(std::int64_t{5}, std::int64_t{6}, 100.0));  // integers ignore any tolerance
+  EXPECT_TRUE(values_match(1.0, 1.0 + 1e-12, 1e-9));
+  EXPECT_FALSE(values_match(1.0, 1.0 + 1e-6, 1e-9));
+  EXPECT_TRUE(values_match(1.0, 1.0f, 0.0));
+  EXPECT_FALSE(values_match(1.0, std::nextafter(1.0f, 2.0f), 0.0));
+
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(values_match(nan, nan, 0.0));
+  EXPECT_TRUE(values_match(nan, std::nanf(""), 0.0));
+  EXPECT_FALSE(values_match(nan, 1.0, inf));
+  EXPECT_FALSE(values_match(1.0, nan, inf));
+  EXPECT_TRUE(values_match(inf, inf, 0.0));
+  EXPECT_FALSE(values_match(inf, -inf, inf));
+  EXPECT_FALSE(values_match(inf, 1e308, inf));  // no tolerance makes a finite value equal infinity
+  EXPECT_FALSE(values_match(1e308, inf, 1e300));
+}
+
+template <class T>
+std::optional<lookback::typed::mismatch> scan_mismatch(const scan_spec& spec, const std::vector<T>& in,
+                                                       const std::vector<T>& expected, const std::vector<T>& actual) {
+  return lookback::typed::first_scan_mismatch(spec, in.data(), expected.data(), actual.data(),
+                                              static_cast<std::int64_t>(in.size()));
+}
+
+template <class T>
+std::optional<lookback::typed::mismatch> reduce_mismatch(op_kind op, const std::vector<T>& in, T expected, T actual) {
+  return lookback::typed::reduce_mismatch(dtype_of<T>(), op, in.data(), static_cast<std::int64_t>(in.size()),
+                                          &expected, &actual);
+}
+
+TEST(CompareScan, IdenticalOutputsMatch) {
+  const std::vector<std::int32_t> in{3, 1, 4, 1, 5};
+  const auto want = scan(op_kind::sum, true, in);
+  EXPECT_FALSE(scan_mismatch(spec_for<std::int32_t>(op_kind::sum, true), in, want, want));
+  EXPECT_FALSE(scan_mismatch(spec_for<std::int32_t>(op_kind::sum, true), std::vector<std::int32_t>{}, {}, {}));
+}
+
+TEST(CompareScan, ReportsTheFirstWrongElement) {
+  const std::vector<std::int32_t> in{3, 1, 4, 1, 5};
+  const std::vector<std::int32_t> want{3, 4, 8, 9, 14};
+  const auto m = scan_mismatch(spec_for<std::int32_t>(op_kind::sum, true), in, want, {3, 4, 8, 10, 15});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 3);
+  EXPECT_EQ(m->expected, "9");
+  EXPECT_EQ(m->actual, "10");
+
+  const auto first = scan_mismatch(spec_for<std::int32_t>(op_kind::sum, false, 10), in, {10, 13, 14, 18, 19},
+                                   {0, 3, 4, 8, 9});
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->index, 0);
+}
+
+TEST(CompareScan, IntegersCompareExactlyEvenWhenHuge) {
+  const std::vector<std::uint64_t> in{1ull << 62, 1ull << 62};
+  const std::vector<std::uint64_t> want{1ull << 62, 1ull << 63};
+  const auto m = scan_mismatch(spec_for<std::uint64_t>(op_kind::sum, true), in, want, {1ull << 62, (1ull << 63) + 1});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 1);
+  EXPECT_EQ(m->expected, "9223372036854775808");
+}
+
+TEST(CompareScan, FloatSumsWithinToleranceMatch) {
+  const std::vector<double> in{0.1, 0.2, 0.3, 0.4};
+  const std::vector<double> want{0.1, 0.1 + 0.2, 0.1 + 0.2 + 0.3, 0.1 + 0.2 + 0.3 + 0.4};
+  std::vector<double> reordered = want;
+  for (double& v : reordered) v = std::nextafter(std::nextafter(v, 2.0), 2.0);  // a different adding order's error
+  EXPECT_FALSE(scan_mismatch(spec_for<double>(op_kind::sum, true), in, want, reordered));
+
+  std::vector<double> wrong = want;
+  wrong[2] += 1e-6;
+  const auto m = scan_mismatch(spec_for<double>(op_kind::sum, true), in, want, wrong);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 2);
+}
+
+TEST(CompareScan, FloatMinMaxCompareExactly) {
+  const std::vector<float> in{2.0f, 1.0f};
+  const std::vector<float> want{2.0f, 1.0f};
+  const auto m =
+      scan_mismatch(spec_for<float>(op_kind::min, true), in, want, {2.0f, std::nextafter(1.0f, 2.0f)});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 1);
+}
+
+TEST(CompareScan, NanOnlyMatchesNan) {
+  const float nan = std::nanf("");
+  const std::vector<float> in{1.0f, nan, 1.0f};
+  const std::vector<float> want{1.0f, nan, nan};
+  EXPECT_FALSE(scan_mismatch(spec_for<float>(op_kind::sum, true), in, want, want));
+  const auto m = scan_mismatch(spec_for<float>(op_kind::sum, true), in, want, {1.0f, nan, 2.0f});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 2);
+  const auto reverse = scan_mismatch(spec_for<float>(op_kind::sum, true), in, {1.0f, 2.0f, 3.0f}, {1.0f, nan, 3.0f});
+  ASSERT_TRUE(reverse.has_value());
+  EXPECT_EQ(reverse->index, 1);
+}
+
+TEST(CompareReduce, IntegersExactFloatsWithinTolerance) {
+  EXPECT_FALSE(reduce_mismatch<std::int32_t>(op_kind::sum, {1, 2, 3}, 6, 6));
+  const auto m = reduce_mismatch<std::int32_t>(op_kind::sum, {1, 2, 3}, 6, 7);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 0);
+  EXPECT_EQ(m->expected, "6");
+  EXPECT_EQ(m->actual, "7");
+
+  const std::vector<double> in{0.1, 0.2, 0.3};
+  const double want = (0.1 + 0.2) + 0.3;
+  EXPECT_FALSE(reduce_mismatch(op_kind::sum, in, want, 0.1 + (0.2 + 0.3)));
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, in, want, want + 1e-9));
+  EXPECT_TRUE(reduce_mismatch(op_kind::max, in, 0.3, std::nextafter(0.3, 1.0)));
+  EXPECT_FALSE(reduce_mismatch(op_kind::sum, std::vector<double>{}, 0.0, 0.0));
+}
+
+TEST(CompareReduce, NanOnlyMatchesNan) {
+  const double nan = std::nan("");
+  const std::vector<double> in{1.0, nan};
+  EXPECT_FALSE(reduce_mismatch(op_kind::sum, in, nan, nan));
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, in, nan, 1.0));
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, std::vector<double>{1.0}, 1.0, nan));
+}
+
+}  // namespace

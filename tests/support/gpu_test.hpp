@@ -1,0 +1,40 @@
+#pragma once
+// Shared by the GPU tests: skip cleanly without a device, fresh random data per run (the seed is
+// printed so that a failure can be replayed with LOOKBACK_TEST_SEED), poisoned outputs.
+#include "io/array.hpp"
+#include "typed/gpu_probe.hpp"
+#include "typed/typed_ops.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace lookback::test {
+
+class gpu_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const auto reason = typed::gpu_unavailable_reason()) GTEST_SKIP() << "GPU test skipped: " << *reason;
+  }
+};
+
+/// The run's seed: LOOKBACK_TEST_SEED when set, else from std::random_device; printed once.
+std::uint64_t run_seed();
+
+/// A generator seeded from the run seed and `salt`, so each case draws different data.
+std::mt19937_64 make_rng(std::uint64_t salt);
+
+enum class distribution {
+  small,     // integers in [-1000, 1000] ([0, 1000] unsigned), floats in [0, 1)
+  signed_,   // floats in [-1, 1), integers over their whole range
+  constant,  // every element the same
+};
+
+io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std::mt19937_64& rng);
+
+/// The byte every GPU output is filled with before a run, so unwritten elements show.
+inline constexpr int poison_byte = 0xAB;
+
+}  // namespace lookback::test

@@ -1,0 +1,71 @@
+#include "support/reference.hpp"
+
+#include "typed/visit.hpp"
+
+#include <lookback/primitives/cpu/scan.hpp>
+
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+template <class T>
+std::string text(T v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << +v;
+  return out.str();
+}
+}  // namespace
+
+std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io::host_array& input, const void* actual) {
+  const std::int64_t n = input.size();
+  return typed::visit_numeric(spec.type, [&](auto zero) -> std::optional<typed::mismatch> {
+    using T = decltype(zero);
+    const T* in = input.as<T>();
+    const T* got = static_cast<const T*>(actual);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (spec.op == typed::op_kind::sum) {
+        double running = spec.inclusive ? 0.0 : static_cast<double>(typed::scalar_as<T>(spec.init));
+        double mass = std::abs(running);
+        for (std::int64_t i = 0; i < n; ++i) {
+          const double before = running;
+          running += static_cast<double>(in[i]);
+          mass += std::abs(static_cast<double>(in[i]));
+          const double want = spec.inclusive ? running : before;
+          if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
+            return typed::mismatch{i, text(want), text(got[i])};
+        }
+        return std::nullopt;
+      }
+    }
+    std::vector<T> expected(static_cast<std::size_t>(n));
+    typed::scan_cpu(spec, in, expected.data(), n);
+    return typed::first_scan_mismatch(spec, in, expected.data(), got, n);
+  });
+}
+
+std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_array& input, const void* actual) {
+  const std::int64_t n = input.size();
+  return typed::visit_numeric(input.type, [&](auto zero) -> std::optional<typed::mismatch> {
+    using T = decltype(zero);
+    const T got = *static_cast<const T*>(actual);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (op == typed::op_kind::sum) {
+        double want = 0, mass = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          want += static_cast<double>(input.as<T>()[i]);
+          mass += std::abs(static_cast<double>(input.as<T>()[i]));
+        }
+        if (typed::values_match(want, got, typed::sum_tolerance<T>(mass, n))) return std::nullopt;
+        return typed::mismatch{0, text(want), text(got)};
+      }
+    }
+    T expected{};
+    typed::reduce_cpu(input.type, op, input.bytes.data(), &expected, n);
+    return typed::reduce_mismatch(input.type, op, input.bytes.data(), n, &expected, &got);
+  });
+}
+
+}  // namespace lookback::test

@@ -1,0 +1,40 @@
+#pragma once
+// Runs a typed reduce or scan on the GPU with a poisoned output and returns the output bytes.
+#include "io/array.hpp"
+#include "support/gpu_test.hpp"
+#include "typed/typed_ops.hpp"
+
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <vector>
+
+namespace lookback::test {
+
+template <class Call>
+std::vector<std::byte> run_typed(const io::host_array& input, std::size_t output_bytes, Call call) {
+  const cuda_stream stream;
+  const auto d_in = to_device(input.bytes, stream);
+  device_buffer<std::byte> d_out(output_bytes, stream);
+  d_out.fill_bytes(poison_byte);
+  std::size_t temp_bytes = 0;
+  call(nullptr, temp_bytes, d_in.data(), d_out.data(), stream.get());
+  device_buffer<std::byte> d_temp(temp_bytes, stream);
+  call(d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream.get());
+  return to_host(d_out);
+}
+
+inline std::vector<std::byte> gpu_scan(typed::implementation impl, const typed::scan_spec& spec,
+                                       const io::host_array& input) {
+  return run_typed(input, input.bytes.size(), [&](void* t, std::size_t& b, const void* i, void* o, cudaStream_t s) {
+    typed::scan(impl, spec, t, b, i, o, input.size(), s);
+  });
+}
+
+inline std::vector<std::byte> gpu_reduce(typed::implementation impl, typed::op_kind op, const io::host_array& input) {
+  return run_typed(input, io::dtype_size(input.type), [&](void* t, std::size_t& b, const void* i, void* o, cudaStream_t s) {
+    typed::reduce(impl, input.type, op, t, b, i, o, input.size(), s);
+  });
+}
+
+}  // namespace lookback::test

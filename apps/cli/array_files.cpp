@@ -11,7 +11,10 @@
 namespace lookback::cli {
 
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype) {
-  if (io::extension_lower(path) == ".npy") return io::read_npy(path);
+  if (io::extension_lower(path) == ".npy") {
+    if (!raw_dtype.empty()) throw cli_error(exit_code::usage, "--dtype applies to raw input only; " + path.string() + " is a .npy file");
+    return io::read_npy(path);
+  }
   if (raw_dtype.empty())
     throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give --dtype to read it as raw elements");
   const auto type = io::parse_dtype(raw_dtype);

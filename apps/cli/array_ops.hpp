@@ -1,6 +1,7 @@
 #pragma once
 // Reduce and scan of a loaded array on the chosen backend, shared by the reduce, scan and demo commands.
 #include "cli/common_options.hpp"
+#include "cli/gpu_run.hpp"
 #include "io/array.hpp"
 #include "typed/typed_ops.hpp"
 
@@ -8,11 +9,17 @@
 
 namespace lookback::cli {
 
-/// The reduction as a one-element array of the input's dtype; prints the verification line when asked.
-io::host_array reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify);
+struct op_result {
+  io::host_array output;
+  std::optional<verification> verified;  // with --verify
+};
 
-/// The scan, with the input's dtype and shape; prints the verification line when asked.
-io::host_array scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify);
+/// The reduction as a one-element array of the input's dtype. A --verify mismatch throws (exit code
+/// software) before anything is written.
+op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify);
+
+/// The scan, with the input's dtype and shape; a --verify mismatch throws likewise.
+op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify);
 
 /// "inclusive max", "exclusive sum"
 std::string describe(const typed::scan_spec& spec);

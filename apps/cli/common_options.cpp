@@ -35,6 +35,7 @@ std::optional<po::variables_map> parse_options(const std::vector<std::string>& a
 backend resolve_backend(const common_options& common) {
   if (common.backend != "auto" && common.backend != "gpu" && common.backend != "cpu")
     throw cli_error(exit_code::usage, "--backend must be auto, gpu or cpu, not '" + common.backend + "'");
+  if (common.backend == "cpu" && !common.verify) return backend::cpu;
   const auto missing = typed::gpu_unavailable_reason();
   if (common.verify && missing) throw cli_error(exit_code::unavailable, "--verify needs a GPU: " + *missing);
   if (common.backend == "cpu") return backend::cpu;

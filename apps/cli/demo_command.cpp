@@ -49,15 +49,18 @@ int demo_command(const args& a) {
     if (!typed::is_numeric(array.type)) continue;
     std::cout << "\n" << file.filename().string() << ": " << array.size() << " " << io::dtype_name(array.type) << "\n";
     for (const typed::op_kind op : {typed::op_kind::sum, typed::op_kind::min, typed::op_kind::max}) {
-      const io::host_array r = reduce_array(array, op, b, common.verify);
+      const op_result r = reduce_array(array, op, b, common.verify);
       std::cout << "  reduce " << typed::op_name(op) << " = "
-                << typed::format_scalar(typed::load_scalar(array.type, r.bytes.data())) << "\n";
+                << typed::format_scalar(typed::load_scalar(array.type, r.output.bytes.data())) << "\n";
+      if (r.verified) std::cout << "    " << verification_line(*r.verified, "reduce " + std::string(typed::op_name(op))) << "\n";
     }
     for (const bool inclusive : {false, true}) {
       typed::scan_spec spec{array.type, typed::op_kind::sum, inclusive, typed::identity(array.type, typed::op_kind::sum)};
       const fs::path out = fs::path(output_dir) / (file.stem().string() + (inclusive ? ".inclusive_sum.npy" : ".exclusive_sum.npy"));
-      save_array(out, scan_array(array, spec, b, common.verify), file);
+      const op_result r = scan_array(array, spec, b, common.verify);
+      save_array(out, r.output, file);
       std::cout << "  " << describe(spec) << " scan -> " << out.string() << "\n";
+      if (r.verified) std::cout << "    " << verification_line(*r.verified, describe(spec) + " scan") << "\n";
     }
   }
   return exit_code::ok;

@@ -8,7 +8,6 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cstdio>
-#include <iostream>
 
 namespace lookback::cli {
 namespace {
@@ -48,16 +47,17 @@ gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, con
   return result;
 }
 
-void report_verification(const verification& v, const std::string& what) {
+std::string verification_line(const verification& v, const std::string& what) {
   char line[256];
-  std::snprintf(line, sizeof line, "verify %s: lookback %.4f ms, cub %.4f ms, lookback/cub speed %.2fx: ", what.c_str(),
-                v.lookback_ms, v.cub_ms, v.lookback_ms > 0 ? v.cub_ms / v.lookback_ms : 0.0);
-  if (!v.mismatch) {
-    std::cout << line << "outputs match\n";
-    return;
-  }
-  std::cout << line << "MISMATCH\n";
-  throw cli_error(exit_code::software, what + ": lookback differs from CUB at element " + std::to_string(v.mismatch->index) +
+  std::snprintf(line, sizeof line, "verify %s: lookback %.4f ms, cub %.4f ms, lookback/cub speed %.2fx: %s", what.c_str(),
+                v.lookback_ms, v.cub_ms, v.lookback_ms > 0 ? v.cub_ms / v.lookback_ms : 0.0,
+                v.mismatch ? "MISMATCH" : "outputs match");
+  return line;
+}
+
+void check_verification(const verification& v, const std::string& what) {
+  if (!v.mismatch) return;
+  throw cli_error(exit_code::software, verification_line(v, what) + " at element " + std::to_string(v.mismatch->index) +
                                            ": cub " + v.mismatch->expected + ", lookback " + v.mismatch->actual);
 }
 

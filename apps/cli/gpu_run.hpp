@@ -32,8 +32,10 @@ struct gpu_result {
 gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, const gpu_call& call, bool verify,
                       const output_check& check);
 
-/// Prints "verify: lookback X ms, cub Y ms, lookback is Z.ZZx CUB's speed: outputs match" and throws
-/// (exit code: software) on a mismatch.
-void report_verification(const verification& v, const std::string& what);
+/// Throws (exit code: software) when the outputs differ, naming the first differing element.
+void check_verification(const verification& v, const std::string& what);
+
+/// "verify reduce sum: lookback X ms, cub Y ms, lookback/cub speed Z.ZZx: outputs match"
+std::string verification_line(const verification& v, const std::string& what);
 
 }  // namespace lookback::cli

@@ -46,7 +46,10 @@ int main(int argc, char** argv) {
   for (const command& c : commands) {
     if (name != c.name) continue;
     try {
-      return c.run(args(argv + 2, argv + argc));
+      const int code = c.run(args(argv + 2, argv + argc));
+      // A result printed into a full disk or a closed pipe is a lost result.
+      if (!std::cout.flush()) return report(where, "writing the result to standard output failed", exit_code::io_error);
+      return code;
     } catch (const cli_error& e) {
       return report(where, e.what(), e.exit_code());
     } catch (const lookback::io::io_error& e) {

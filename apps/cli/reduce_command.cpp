@@ -26,9 +26,10 @@ int reduce_command(const args& a) {
   const backend b = resolve_backend(common);
   const io::host_array array = load_array(input, common.dtype);
   require_numeric(input, array);
-  const io::host_array result = reduce_array(array, op, b, common.verify);
-  std::cout << typed::format_scalar(typed::load_scalar(array.type, result.bytes.data())) << "\n";
-  if (!output.empty()) save_array(output, result, input);
+  const op_result r = reduce_array(array, op, b, common.verify);
+  if (!output.empty()) save_array(output, r.output, input);
+  std::cout << typed::format_scalar(typed::load_scalar(array.type, r.output.bytes.data())) << "\n";
+  if (r.verified) std::cout << verification_line(*r.verified, "reduce " + op_text) << "\n";
   return exit_code::ok;
 }
 

@@ -5,6 +5,7 @@
 #include <lookback/primitives/cpu/reduce.hpp>
 #include <lookback/primitives/cpu/scan.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -78,8 +79,12 @@ std::optional<scalar> parse_scalar(io::dtype type, std::string_view text) {
       // from_chars for floating point needs GCC 11; strtod is enough and handles inf and nan.
       const std::string copy(text);
       char* end = nullptr;
+      errno = 0;
       const double value = std::strtod(copy.c_str(), &end);
       if (copy.empty() || end != copy.c_str() + copy.size()) return std::nullopt;
+      // Finite text that does not fit the type is refused; "inf" and "nan" are taken as written.
+      const bool overflow = (errno == ERANGE && std::isinf(value)) || (std::isfinite(value) && std::isinf(static_cast<T>(value)));
+      if (overflow) return std::nullopt;
       return make_scalar(static_cast<T>(value));
     }
   });

@@ -24,6 +24,9 @@ void check_reduce(op_kind op, const io::host_array& input) {
   const auto ours = gpu_reduce(implementation::lookback, op, input);
   if (const auto e = reduce_error(op, input, ours.data()))
     ADD_FAILURE() << what << ": " << e->actual << ", reference " << e->expected;
+  // CUB's result for an empty input is its own convention (numeric_limits::max for a float min,
+  // where ours is the identity +inf); the CPU reference above covers n = 0.
+  if (input.size() == 0) return;
   const auto cub = gpu_reduce(implementation::cub, op, input);
   if (const auto e = typed::reduce_mismatch(input.type, op, input.bytes.data(), input.size(), cub.data(), ours.data()))
     ADD_FAILURE() << what << ": " << e->actual << ", CUB " << e->expected;

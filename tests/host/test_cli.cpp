@@ -1,1 +1,748 @@
-// placeholder
+// Tests of the `lookback` command as a user meets it: exit codes, what lands on stdout and stderr, and
+// which files exist afterwards. Every run happens in a private temporary directory, so a test can
+// check that a failing command left nothing behind there and changed nothing it was given.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "io/array.hpp"
+#include "io/dtype.hpp"
+#include "io/npy.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using lookback::io::dtype;
+using lookback::io::host_array;
+
+// The environment overrides the build-time paths (the GPU bundle runs the tests from another folder);
+// empty when neither is set (no lookback target), and the tests needing them then skip.
+const char* configured_path(const char* variable, const char* built_in) {
+  const char* env = std::getenv(variable);
+  return env != nullptr ? env : built_in;
+}
+#ifndef LOOKBACK_BINARY
+#define LOOKBACK_BINARY ""
+#endif
+#ifndef LOOKBACK_DATA_DIR
+#define LOOKBACK_DATA_DIR ""
+#endif
+const char* const lookback_binary = configured_path("LOOKBACK_BINARY", LOOKBACK_BINARY);
+const char* const sample_data_dir = configured_path("LOOKBACK_DATA_DIR", LOOKBACK_DATA_DIR);
+
+// sysexits(3) values, the command's documented interface: restated rather than taken from
+// cli/exit_codes.hpp, so that changing a constant there breaks this test as it would break scripts.
+constexpr int ex_ok = 0, ex_usage = 64, ex_dataerr = 65, ex_noinput = 66, ex_unavailable = 69, ex_cantcreat = 73,
+              ex_ioerr = 74;
+
+// --- running the command ----------------------------------------------------------
+
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::ostream& operator<<(std::ostream& os, const run_result& r) {
+  return os << "exit " << r.exit_code << "\n--- stdout ---\n" << r.out << "--- stderr ---\n" << r.err;
+}
+
+[[noreturn]] void fail_errno(const char* what) { throw std::runtime_error(std::string(what) + ": " + std::strerror(errno)); }
+
+// Drains both pipes together: reading one to its end first would deadlock once the child filled the other.
+void drain(int out_fd, int err_fd, run_result& r) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_count = 2;
+  while (open_count > 0) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail_errno("poll");
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+}
+
+// Runs the command with `args` in `cwd`, stdin from /dev/null, stdout captured unless `stdout_path`
+// names a file to write it to instead. Exit code 128 + N means killed by signal N.
+run_result run_lookback(const std::vector<std::string>& args, const fs::path& cwd, const char* stdout_path = nullptr) {
+  std::vector<std::string> words{lookback_binary};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) fail_errno("pipe2");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) fail_errno("pipe2");
+  const pid_t pid = ::fork();
+  if (pid < 0) fail_errno("fork");
+  if (pid == 0) {
+    // Async-signal-safe calls only between fork and exec.
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    const int out_fd = stdout_path != nullptr ? ::open(stdout_path, O_WRONLY) : out_pipe[1];
+    if (null_fd < 0 || out_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_pipe[1], 2) < 0 ||
+        ::chdir(cwd.c_str()) != 0)
+      ::_exit(127);
+    ::execv(lookback_binary, argv.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  run_result r;
+  drain(out_pipe[0], err_pipe[0], r);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fail_errno("waitpid");
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+
+// The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
+void expect_one_error_line(const run_result& r, const std::string& prefix, const std::string& fragment) {
+  const bool one_line = std::count(r.err.begin(), r.err.end(), '\n') == 1 && r.err.back() == '\n';
+  EXPECT_TRUE(one_line) << "stderr must be exactly one line\n" << r;
+  if (!one_line) return;
+  EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << "expected the prefix \"" << prefix << "\"\n" << r;
+  EXPECT_TRUE(contains(r.err, fragment)) << "expected \"" << fragment << "\" in stderr\n" << r;
+}
+
+// --- arrays and files ----------------------------------------------------------------
+
+template <class T>
+host_array array_of(const std::vector<T>& values, std::vector<std::int64_t> shape = {}) {
+  host_array a;
+  a.type = lookback::io::dtype_of<T>();
+  a.shape = shape.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())} : std::move(shape);
+  a.bytes.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  return a;
+}
+
+template <class T>
+std::vector<T> elements(const host_array& a) {
+  EXPECT_EQ(a.type, lookback::io::dtype_of<T>());
+  std::vector<T> v(a.bytes.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), a.bytes.data(), a.bytes.size());
+  return v;
+}
+
+template <class T>
+std::string bytes_of(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+
+// A whole .npy file in memory, for table rows that are built before any directory exists.
+std::string npy_text(const host_array& a) {
+  return lookback::io::npy_header_for(a.type, a.shape) + std::string(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
+}
+
+std::string le16(std::size_t v) { return {static_cast<char>(v & 0xff), static_cast<char>((v >> 8) & 0xff)}; }
+
+// Hand-made .npy (format 1.0) whose header says what the test wants, true or not.
+std::string npy_with_header(const std::string& header, const std::string& data) {
+  return std::string("\x93NUMPY\x01\x00", 8) + le16(header.size()) + header + data;
+}
+
+std::string npy_dict(const std::string& descr, const std::string& shape, const std::string& fortran = "False") {
+  return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+}
+
+// Every entry under `dir`, by relative path: file contents, or a marker for a directory.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> tree;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = fs::relative(e.path(), dir).string();
+    tree[name] = e.is_directory() ? std::string("<directory>") : read_file(e.path());
+  }
+  return tree;
+}
+
+std::set<std::string> names_of(const std::map<std::string, std::string>& tree) {
+  std::set<std::string> names;
+  for (const auto& entry : tree) names.insert(entry.first);
+  return names;
+}
+
+// A file (or, without contents, a directory) that a table row needs before the command runs.
+struct file_spec {
+  std::string name;
+  std::optional<std::string> contents;
+};
+
+file_spec file(std::string name, std::string contents) { return {std::move(name), std::move(contents)}; }
+file_spec directory(std::string name) { return {std::move(name), std::nullopt}; }
+
+// The small array most tests feed the command, and its reductions and scans worked out by hand.
+const std::vector<std::int32_t> small_values{3, -1, 4, 1, -5, 9};
+constexpr const char* small_sum = "11";
+
+// --- the fixture -------------------------------------------------------------------------
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (*lookback_binary == '\0') GTEST_SKIP() << "LOOKBACK_BINARY is not defined: built without the lookback target";
+    std::string pattern = (fs::temp_directory_path() / "lookback-test-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    dir_ = pattern;
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path path(const std::string& name) const { return dir_ / name; }
+  std::string arg(const std::string& name) const { return path(name).string(); }
+
+  // `{tmp}` in a row's arguments and messages stands for the test's directory, unknown when rows are built.
+  std::string expand(std::string text) const {
+    const std::string token = "{tmp}";
+    for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + dir_.string().size()))
+      text.replace(at, token.size(), dir_.string());
+    return text;
+  }
+
+  void prepare(const file_spec& f) const {
+    const fs::path p = path(f.name);
+    fs::create_directories(p.parent_path());
+    if (f.contents)
+      write_file(p, *f.contents);
+    else
+      fs::create_directories(p);
+  }
+
+  run_result run(const std::vector<std::string>& args) const { return run_lookback(args, dir_); }
+
+  // The CPU backend unless a test picks one: then no GPU probe notice can join stderr, and the results
+  // do not depend on the machine.
+  run_result run_cpu(std::vector<std::string> args) const {
+    // Right after the command, so that a row's trailing option stays the last word.
+    if (!args.empty() && std::find(args.begin(), args.end(), "--backend") == args.end())
+      args.insert(args.begin() + 1, {"--backend", "cpu"});
+    return run(args);
+  }
+
+  // A run that must succeed quietly.
+  run_result run_ok(const std::vector<std::string>& args) const {
+    run_result r = run_cpu(args);
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(r.err, "") << r;
+    return r;
+  }
+
+  void write_input(const std::string& name, const host_array& a) const { lookback::io::write_npy(path(name), a); }
+  host_array read_output(const std::string& name) const { return lookback::io::read_npy(path(name)); }
+
+  fs::path dir_;
+};
+
+// --- bad input: one table, every row checked the same way --------------------------------
+
+struct bad_run {
+  std::string name;
+  std::string command;
+  std::vector<std::string> args;  // after the command; "{tmp}" is the test's directory
+  std::vector<file_spec> files;
+  int exit_code;
+  std::string message;  // must appear in the one stderr line; "{tmp}" expanded
+};
+
+void PrintTo(const bad_run& r, std::ostream* os) {
+  *os << r.command;
+  for (const std::string& a : r.args) *os << ' ' << (a.empty() ? "''" : a);
+}
+
+const std::string valid_input_npy = npy_text(array_of(small_values));
+const file_spec valid_input = file("in.npy", valid_input_npy);
+// Distinct from anything the command could write, so any change shows.
+const file_spec existing_output = file("out.npy", npy_text(array_of(std::vector<double>{42.0})));
+
+std::string int32_data(std::size_t n) { return bytes_of(std::vector<std::int32_t>(n, 7)); }
+
+class table_builder {
+ public:
+  // A problem with the input file or with options: the same for reduce and scan, and scan must also
+  // leave an existing output alone.
+  void both(const std::string& name, const std::vector<std::string>& args, const std::vector<file_spec>& files, int code,
+            const std::string& message) {
+    add({"reduce_" + name, "reduce", args, files, code, message});
+    scan(name, args, files, code, message);
+  }
+
+  // Scan only, once with no output file yet and once over an existing one.
+  void scan(const std::string& name, const std::vector<std::string>& args, const std::vector<file_spec>& files, int code,
+            const std::string& message) {
+    std::vector<std::string> scan_args{"-o", "{tmp}/out.npy"};
+    scan_args.insert(scan_args.end(), args.begin(), args.end());
+    add({"scan_" + name, "scan", scan_args, files, code, message});
+    std::vector<file_spec> with_output = files;
+    with_output.push_back(existing_output);
+    add({"scan_" + name + "_over_existing_output", "scan", scan_args, with_output, code, message});
+  }
+
+  // A problem with the output path, which both commands accept through -o.
+  void output(const std::string& name, const std::string& output, std::vector<file_spec> files, int code,
+              const std::string& message) {
+    files.push_back(valid_input);
+    for (const char* command : {"reduce", "scan"})
+      add({std::string(command) + "_" + name, command, {"-i", "{tmp}/in.npy", "-o", output}, files, code, message});
+  }
+
+  void add(bad_run row) { rows_.push_back(std::move(row)); }
+  std::vector<bad_run> rows() && { return std::move(rows_); }
+
+ private:
+  std::vector<bad_run> rows_;
+};
+
+std::vector<bad_run> bad_runs() {
+  table_builder t;
+  const std::vector<std::string> in_npy{"-i", "{tmp}/in.npy"};
+  const std::vector<std::string> in_bin{"-i", "{tmp}/in.bin"};
+  const auto in = [&](std::string contents) { return std::vector<file_spec>{file("in.npy", std::move(contents))}; };
+  const std::string three_ints = int32_data(3);
+
+  // Input files.
+  t.both("missing_input", {"-i", "{tmp}/missing.npy"}, {}, ex_noinput, "{tmp}/missing.npy: cannot open");
+  t.both("input_is_directory", in_npy, {directory("in.npy")}, ex_noinput, "{tmp}/in.npy: cannot open: is a directory");
+  t.both("empty_npy", in_npy, in(""), ex_dataerr, "{tmp}/in.npy: not a .npy file: too short (0 bytes)");
+  t.both("bad_magic", in_npy, in("\x93NUMPX" + valid_input_npy.substr(6)), ex_dataerr, "{tmp}/in.npy: not a .npy file: bad magic");
+  t.both("header_past_end", in_npy, in(std::string("\x93NUMPY\x01\x00", 8) + le16(1000) + "{'descr'"), ex_dataerr,
+         "{tmp}/in.npy: header length 1000 runs past end of file");
+  t.both("truncated_data", in_npy, in(npy_with_header(npy_dict("<i4", "(3,)"), int32_data(2))), ex_dataerr,
+         "{tmp}/in.npy: truncated data: header says 3 elements");
+  t.both("trailing_data", in_npy, in(valid_input_npy + "xyz"), ex_dataerr, "{tmp}/in.npy: trailing data");
+  t.both("big_endian", in_npy, in(npy_with_header(npy_dict(">i4", "(3,)"), three_ints)), ex_dataerr,
+         "{tmp}/in.npy: big-endian dtype '>i4' not supported");
+  t.both("fortran_order", in_npy, in(npy_with_header(npy_dict("<i4", "(3,)", "True"), three_ints)), ex_dataerr,
+         "{tmp}/in.npy: Fortran-order");
+  t.both("object_dtype", in_npy, in(npy_with_header(npy_dict("|O", "(3,)"), std::string(24, '\0'))), ex_dataerr,
+         "{tmp}/in.npy: object arrays ('|O') not supported");
+  t.both("complex_dtype", in_npy, in(npy_with_header(npy_dict("<c8", "(3,)"), std::string(24, '\0'))), ex_dataerr,
+         "{tmp}/in.npy: complex dtype '<c8' not supported");
+  t.both("three_dimensional", in_npy, in(npy_with_header(npy_dict("<i4", "(1, 1, 3)"), three_ints)), ex_dataerr,
+         "{tmp}/in.npy: 3-D array not supported");
+  t.both("zero_dimensional", in_npy, in(npy_with_header(npy_dict("<i4", "()"), int32_data(1))), ex_dataerr,
+         "{tmp}/in.npy: 0-D (scalar) array not supported");
+  t.both("int8_npy", in_npy, in(npy_text(array_of(std::vector<std::int8_t>{1, 2}))), ex_dataerr,
+         "{tmp}/in.npy: dtype int8 is not supported");
+  t.both("bool_npy", in_npy, in(npy_with_header(npy_dict("|b1", "(2,)"), std::string("\1\0", 2))), ex_dataerr,
+         "{tmp}/in.npy: dtype bool is not supported");
+
+  // Raw input.
+  const std::vector<file_spec> raw12{file("in.bin", int32_data(3))};
+  t.both("raw_without_dtype", in_bin, raw12, ex_usage, "{tmp}/in.bin: not a .npy file; give --dtype");
+  t.both("raw_size_not_a_multiple", {"-i", "{tmp}/in.bin", "--dtype", "int64"}, {file("in.bin", std::string(6, '\1'))},
+         ex_dataerr, "{tmp}/in.bin: size 6 bytes is not a multiple of int64's 8 bytes");
+  t.both("unknown_dtype", {"-i", "{tmp}/in.bin", "--dtype", "int128"}, raw12, ex_usage, "--dtype: unknown dtype 'int128'");
+  t.both("raw_unsupported_dtype", {"-i", "{tmp}/in.bin", "--dtype", "int16"}, raw12, ex_dataerr,
+         "{tmp}/in.bin: dtype int16 is not supported");
+
+  // Options.
+  const auto opts = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = in_npy;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  t.both("unknown_option", opts({"--frobnicate"}), {valid_input}, ex_usage, "unrecognised option '--frobnicate'");
+  t.both("bad_op", opts({"--op", "mean"}), {valid_input}, ex_usage, "--op must be sum, min or max, not 'mean'");
+  t.both("op_without_value", opts({"--op"}), {valid_input}, ex_usage, "'--op'");
+  t.both("bogus_backend", opts({"--backend", "bogus"}), {valid_input}, ex_usage,
+         "--backend must be auto, gpu or cpu, not 'bogus'");
+  t.both("missing_input_option", {}, {valid_input}, ex_usage, "the option '--input' is required");
+
+  // Scan's own options.
+  t.add({"scan_missing_output_option", "scan", in_npy, {valid_input}, ex_usage, "the option '--output' is required"});
+  t.scan("malformed_init", opts({"--init", "abc"}), {valid_input}, ex_usage, "--init: 'abc' is not a valid int32 value");
+  t.scan("fractional_init_for_int32", opts({"--init", "1.5"}), {valid_input}, ex_usage,
+         "--init: '1.5' is not a valid int32 value");
+  t.scan("out_of_range_init", opts({"--init", "99999999999"}), {valid_input}, ex_usage,
+         "--init: '99999999999' is not a valid int32 value");
+  t.scan("empty_init", opts({"--init", ""}), {valid_input}, ex_usage, "--init");
+  t.scan("overflowing_init_for_float32", {"-i", "{tmp}/f.npy", "--init", "1e39"},
+         {file("f.npy", npy_text(array_of(std::vector<float>{1.5f})))}, ex_usage,
+         "--init: '1e39' is not a valid float32 value");
+  t.scan("init_with_inclusive", opts({"--init", "1", "--inclusive"}), {valid_input}, ex_usage,
+         "--init applies to exclusive scans only");
+
+  // Output paths. Equal to the input, the input must survive byte for byte; the snapshot checks that.
+  t.output("output_is_input", "{tmp}/in.npy", {}, ex_cantcreat, "output path is the same file as input");
+  t.output("output_is_input_spelled_differently", "{tmp}/./in.npy", {}, ex_cantcreat,
+           "output path is the same file as input");
+  t.output("output_in_missing_directory", "{tmp}/nowhere/out.npy", {}, ex_cantcreat,
+           "{tmp}/nowhere/out.npy: cannot create: directory {tmp}/nowhere does not exist");
+  // A path below a regular file fails with ENOTDIR even for root, unlike a read-only directory.
+  t.output("output_below_a_file", "{tmp}/file.npy/out.npy", {file("file.npy", "x")}, ex_cantcreat,
+           "{tmp}/file.npy/out.npy: cannot create");
+  t.output("output_is_directory", "{tmp}/outdir", {directory("outdir")}, ex_cantcreat,
+           "{tmp}/outdir: cannot create: is a directory");
+
+  // Demo's folders; it must not create its output folder before finding samples.
+  t.add({"demo_missing_data_dir", "demo", {"--data-dir", "{tmp}/nodata", "--output-dir", "{tmp}/demo"}, {}, ex_noinput,
+         "{tmp}/nodata: not a directory"});
+  t.add({"demo_empty_data_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"}, {directory("data")},
+         ex_noinput, "{tmp}/data: holds no .npy sample files"});
+  t.add({"demo_uncreatable_output_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/file.npy/demo"},
+         {file("data/a.npy", valid_input_npy), file("file.npy", "x")}, ex_cantcreat, "cannot create the output folder"});
+
+  t.add({"unknown_command", "frobnicate", {}, {}, ex_usage, "unknown command 'frobnicate'"});
+  return std::move(t).rows();
+}
+
+class CliBadInput : public CliTest, public ::testing::WithParamInterface<bad_run> {};
+
+TEST_P(CliBadInput, FailsWithOneLineAndLeavesFilesAlone) {
+  const bad_run& row = GetParam();
+  for (const file_spec& f : row.files) prepare(f);
+  const auto before = snapshot(dir_);
+
+  std::vector<std::string> args{row.command};
+  for (const std::string& a : row.args) args.push_back(expand(a));
+  const run_result r = run_cpu(args);
+
+  EXPECT_EQ(r.exit_code, row.exit_code) << r;
+  const bool known_command = row.command == "reduce" || row.command == "scan" || row.command == "demo";
+  expect_one_error_line(r, known_command ? "lookback " + row.command + ": " : "lookback: ", expand(row.message));
+
+  const auto after = snapshot(dir_);
+  EXPECT_EQ(names_of(after), names_of(before)) << "a failed run must create and delete nothing\n" << r;
+  for (const auto& [name, contents] : before)
+    if (after.count(name) != 0) {
+      EXPECT_TRUE(after.at(name) == contents) << name << " was modified\n" << r;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, CliBadInput, ::testing::ValuesIn(bad_runs()),
+                         [](const ::testing::TestParamInfo<bad_run>& row) { return row.param.name; });
+
+TEST_F(CliTest, NoCommandPrintsUsageAndFails) {
+  const run_result r = run({});
+  EXPECT_EQ(r.exit_code, ex_usage) << r;
+  EXPECT_EQ(r.out, "") << r;
+  EXPECT_TRUE(contains(r.err, "usage: lookback")) << r;
+}
+
+// --- good runs -----------------------------------------------------------------------------
+
+TEST_F(CliTest, ReducePrintsTheResult) {
+  write_input("in.npy", array_of(small_values));
+  const std::pair<const char*, const char*> cases[] = {{"sum", small_sum}, {"min", "-5"}, {"max", "9"}};
+  for (const auto& [op, expected] : cases) {
+    SCOPED_TRACE(op);
+    EXPECT_EQ(run_ok({"reduce", "-i", arg("in.npy"), "--op", op}).out, std::string(expected) + "\n");
+  }
+  EXPECT_EQ(run_ok({"reduce", "-i", arg("in.npy")}).out, std::string(small_sum) + "\n");  // sum is the default
+}
+
+TEST_F(CliTest, ReduceOfFloat64PrintsTheExactDouble) {
+  write_input("in.npy", array_of(std::vector<double>{0.1, 0.2, 0.3}));
+  const run_result r = run_ok({"reduce", "-i", arg("in.npy")});
+  const auto lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty()) << r;
+  char* end = nullptr;
+  const double printed = std::strtod(lines[0].c_str(), &end);
+  EXPECT_EQ(*end, '\0') << r;
+  EXPECT_EQ(printed, (0.1 + 0.2) + 0.3) << r;  // bit for bit: 17 significant digits are printed
+}
+
+TEST_F(CliTest, ReduceOfAnEmptyArrayPrintsTheIdentity) {
+  write_input("in.npy", array_of(std::vector<std::int32_t>{}));
+  EXPECT_EQ(run_ok({"reduce", "-i", arg("in.npy")}).out, "0\n");
+  EXPECT_EQ(run_ok({"reduce", "-i", arg("in.npy"), "--op", "max"}).out, "-2147483648\n");
+}
+
+TEST_F(CliTest, ReduceWritesAOneElementArray) {
+  write_input("in.npy", array_of(small_values));
+  const run_result r = run_ok({"reduce", "-i", arg("in.npy"), "--op", "max", "-o", arg("r.npy")});
+  EXPECT_EQ(lines_of(r.out).at(0), "9");
+  const host_array out = read_output("r.npy");
+  EXPECT_EQ(out.shape, std::vector<std::int64_t>{1});
+  EXPECT_EQ(elements<std::int32_t>(out), std::vector<std::int32_t>{9});
+
+  run_ok({"reduce", "-i", arg("in.npy"), "-o", arg("r.bin")});
+  EXPECT_EQ(read_file(path("r.bin")), bytes_of(std::vector<std::int32_t>{11}));
+}
+
+TEST_F(CliTest, ScanWritesTheRightArray) {
+  constexpr std::int32_t lowest = std::numeric_limits<std::int32_t>::min();
+  const struct {
+    std::vector<std::string> options;
+    std::vector<std::int32_t> expected;
+  } cases[] = {
+      {{}, {0, 3, 2, 6, 7, 2}},
+      {{"--inclusive"}, {3, 2, 6, 7, 2, 11}},
+      {{"--init", "10"}, {10, 13, 12, 16, 17, 12}},
+      {{"--init", "-7"}, {-7, -4, -5, -1, 0, -5}},
+      {{"--op", "max", "--inclusive"}, {3, 3, 4, 4, 4, 9}},
+      {{"--op", "max"}, {lowest, 3, 3, 4, 4, 4}},
+      {{"--op", "min", "--init", "0"}, {0, 0, -1, -1, -1, -5}},
+  };
+  write_input("in.npy", array_of(small_values));
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"scan", "-i", arg("in.npy"), "-o", arg("out.npy")};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const run_result r = run_ok(args);
+    EXPECT_TRUE(contains(r.out, "of 6 int32 elements")) << r;
+    const host_array out = read_output("out.npy");
+    EXPECT_EQ(out.shape, std::vector<std::int64_t>{6});
+    EXPECT_EQ(elements<std::int32_t>(out), c.expected);
+  }
+}
+
+TEST_F(CliTest, ScanKeepsDtypeAndShape) {
+  write_input("in.npy", array_of(std::vector<double>{0.5, 1.5, -2.0, 4.0, 0.25, 1.0}, {2, 3}));
+  run_ok({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--inclusive"});
+  const host_array out = read_output("out.npy");
+  EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(elements<double>(out), (std::vector<double>{0.5, 2.0, 0.0, 4.0, 4.25, 5.25}));
+
+  write_input("u64.npy", array_of(std::vector<std::uint64_t>{~0ull, 2}));
+  run_ok({"scan", "-i", arg("u64.npy"), "-o", arg("u64.out.npy"), "--inclusive"});
+  EXPECT_EQ(elements<std::uint64_t>(read_output("u64.out.npy")), (std::vector<std::uint64_t>{~0ull, 1}));
+}
+
+TEST_F(CliTest, ScanOfAnEmptyArray) {
+  write_input("in.npy", array_of(std::vector<float>{}));
+  run_ok({"scan", "-i", arg("in.npy"), "-o", arg("out.npy")});
+  const host_array out = read_output("out.npy");
+  EXPECT_EQ(out.type, dtype::float32);
+  EXPECT_EQ(out.shape, std::vector<std::int64_t>{0});
+}
+
+TEST_F(CliTest, ScanReplacesAnExistingOutput) {
+  write_input("in.npy", array_of(small_values));
+  write_file(path("out.npy"), "stale");
+  run_ok({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--inclusive"});
+  EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), (std::vector<std::int32_t>{3, 2, 6, 7, 2, 11}));
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"}));  // no temporaries left
+}
+
+TEST_F(CliTest, RawInputAndOutput) {
+  write_file(path("in.bin"), bytes_of(std::vector<std::int64_t>{5, -2, 7}));
+  for (const char* type : {"int64", "i8"}) {
+    SCOPED_TRACE(type);
+    run_ok({"scan", "-i", arg("in.bin"), "--dtype", type, "-o", arg("out.bin"), "--inclusive"});
+    EXPECT_EQ(read_file(path("out.bin")), bytes_of(std::vector<std::int64_t>{5, 3, 10}));
+    EXPECT_EQ(run_ok({"reduce", "-i", arg("in.bin"), "--dtype", type, "--op", "min"}).out, "-2\n");
+  }
+  // Raw in, .npy out: the output records the dtype the user named.
+  run_ok({"scan", "-i", arg("in.bin"), "--dtype", "int64", "-o", arg("out.npy")});
+  EXPECT_EQ(elements<std::int64_t>(read_output("out.npy")), (std::vector<std::int64_t>{0, 5, 3}));
+}
+
+// A result that never reached its reader is a failure, however it was computed: think of
+// `lookback reduce ... > result.txt` on a full disk.
+TEST_F(CliTest, ReduceReportsAFailedWriteToStdout) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  write_input("in.npy", array_of(small_values));
+  const run_result r = run_lookback({"reduce", "--backend", "cpu", "-i", arg("in.npy")}, dir_, "/dev/full");
+  EXPECT_EQ(r.exit_code, ex_ioerr) << r;
+  expect_one_error_line(r, "lookback reduce: ", "");
+}
+
+TEST_F(CliTest, HelpGoesToStdout) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"reduce", "--help"}, {"scan", "--help"}, {"demo", "--help"}}) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const run_result r = run(args);
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(r.err, "") << r;
+    EXPECT_EQ(r.out.rfind("usage: lookback", 0), 0u) << r;
+  }
+}
+
+TEST_F(CliTest, Version) {
+  const run_result r = run({"--version"});
+  EXPECT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(r.out.rfind("lookback ", 0), 0u) << r;
+  EXPECT_EQ(lines_of(r.out).size(), 1u) << r;
+}
+
+template <class T>
+void expect_scans_agree(const host_array& input, const host_array& exclusive, const host_array& inclusive) {
+  const auto in = elements<T>(input), ex = elements<T>(exclusive), inc = elements<T>(inclusive);
+  ASSERT_EQ(ex.size(), in.size());
+  ASSERT_EQ(inc.size(), in.size());
+  if (in.empty()) return;
+  EXPECT_EQ(ex[0], T(0));
+  // Unsigned arithmetic, because the sums may wrap as the command's do.
+  using U = std::make_unsigned_t<T>;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(static_cast<U>(static_cast<U>(inc[i]) - static_cast<U>(ex[i])), static_cast<U>(in[i])) << "element " << i;
+}
+
+TEST_F(CliTest, DemoWritesBothScansOfEverySample) {
+  if (*sample_data_dir == '\0') GTEST_SKIP() << "LOOKBACK_DATA_DIR is not defined";
+  std::vector<fs::path> samples;
+  for (const auto& e : fs::directory_iterator(sample_data_dir))
+    if (e.path().extension() == ".npy") samples.push_back(e.path());
+  ASSERT_EQ(samples.size(), 4u) << "the sample set changed; update this test";
+
+  const run_result r = run_ok({"demo", "--data-dir", sample_data_dir, "--output-dir", arg("demo/out")});
+  std::set<std::string> expected_names;
+  for (const fs::path& sample : samples) {
+    const std::string stem = sample.stem().string();
+    SCOPED_TRACE(stem);
+    expected_names.insert(stem + ".exclusive_sum.npy");
+    expected_names.insert(stem + ".inclusive_sum.npy");
+    EXPECT_TRUE(contains(r.out, sample.filename().string())) << r;
+
+    const host_array input = lookback::io::read_npy(sample);
+    const host_array exclusive = read_output("demo/out/" + stem + ".exclusive_sum.npy");
+    const host_array inclusive = read_output("demo/out/" + stem + ".inclusive_sum.npy");
+    for (const host_array* out : {&exclusive, &inclusive}) {
+      EXPECT_EQ(out->type, input.type);
+      EXPECT_EQ(out->size(), input.size());
+    }
+    if (input.type == dtype::int64) expect_scans_agree<std::int64_t>(input, exclusive, inclusive);
+    if (input.type == dtype::uint32) expect_scans_agree<std::uint32_t>(input, exclusive, inclusive);
+  }
+  EXPECT_EQ(names_of(snapshot(path("demo/out"))), expected_names);
+}
+
+// --- backends ---------------------------------------------------------------------------------
+
+class CliBackendTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    if (IsSkipped()) return;
+    write_input("in.npy", array_of(small_values));
+  }
+
+  // Whether this machine has a usable GPU, as the command itself sees it; asked once per process.
+  bool gpu_usable() const {
+    static const std::optional<bool> usable = [this]() -> std::optional<bool> {
+      const run_result r = run({"reduce", "-i", arg("in.npy"), "--backend", "gpu"});
+      if (r.exit_code == ex_unavailable) {
+        expect_one_error_line(r, "lookback reduce: ", "--backend gpu");
+        return false;
+      }
+      if (r.exit_code == ex_ok && r.out == std::string(small_sum) + "\n") return true;
+      ADD_FAILURE() << "--backend gpu must either work or exit 69\n" << r;
+      return std::nullopt;
+    }();
+    if (!usable) throw std::runtime_error("GPU probe failed; see the first backend test");
+    return *usable;
+  }
+
+  std::vector<std::string> scan_args() const { return {"scan", "-i", arg("in.npy"), "-o", arg("out.npy")}; }
+  std::vector<std::int32_t> scanned() const { return elements<std::int32_t>(read_output("out.npy")); }
+};
+
+TEST_F(CliBackendTest, AutoUsesTheGpuOrSaysItFellBack) {
+  const bool gpu = gpu_usable();
+  for (const auto& backend : std::vector<std::vector<std::string>>{{}, {"--backend", "auto"}}) {
+    std::vector<std::string> args{"reduce", "-i", arg("in.npy")};
+    args.insert(args.end(), backend.begin(), backend.end());
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const run_result r = run(args);
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(r.out, std::string(small_sum) + "\n") << r;
+    if (gpu) {
+      EXPECT_EQ(r.err, "") << r;
+    } else {
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
+      EXPECT_TRUE(contains(r.err, "notice") && contains(r.err, "CPU")) << r;
+    }
+  }
+  if (gpu) {
+    const run_result r = run({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--backend", "gpu"});
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(scanned(), (std::vector<std::int32_t>{0, 3, 2, 6, 7, 2}));
+  }
+}
+
+TEST_F(CliBackendTest, VerifyComparesWithCubOrNeedsAGpu) {
+  const bool gpu = gpu_usable();
+  auto reduce = std::vector<std::string>{"reduce", "-i", arg("in.npy"), "--verify"};
+  auto scan = scan_args();
+  scan.push_back("--verify");
+  if (!gpu) {
+    for (const auto& args : {reduce, scan}) {
+      SCOPED_TRACE(::testing::PrintToString(args));
+      for (const char* backend : {"auto", "cpu"}) {
+        auto with_backend = args;
+        with_backend.insert(with_backend.end(), {"--backend", backend});
+        const run_result r = run(with_backend);
+        EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+        expect_one_error_line(r, "lookback " + args[0] + ": ", "--verify");
+      }
+    }
+    EXPECT_FALSE(fs::exists(path("out.npy")));
+    return;
+  }
+  const auto expect_verified = [](const run_result& r) {
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    const auto lines = lines_of(r.out);
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+      return contains(l, "outputs match") && contains(l, "cub");
+    })) << r;
+  };
+  const run_result reduced = run(reduce);
+  expect_verified(reduced);
+  const auto lines = lines_of(reduced.out);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), small_sum), lines.end()) << reduced;
+  expect_verified(run(scan));
+  EXPECT_EQ(scanned(), (std::vector<std::int32_t>{0, 3, 2, 6, 7, 2}));
+}
+
+}  // namespace

@@ -27,13 +27,14 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
     const T* got = static_cast<const T*>(actual);
     if constexpr (std::is_floating_point_v<T>) {
       if (spec.op == typed::op_kind::sum) {
-        double running = spec.inclusive ? 0.0 : static_cast<double>(typed::scalar_as<T>(spec.init));
-        double mass = std::abs(running);
+        // long double (64-bit mantissa on x86-64): the reference must be more precise than float64.
+        long double running = spec.inclusive ? 0.0L : static_cast<long double>(typed::scalar_as<T>(spec.init));
+        double mass = std::abs(static_cast<double>(running));
         for (std::int64_t i = 0; i < n; ++i) {
-          const double before = running;
-          running += static_cast<double>(in[i]);
+          const long double before = running;
+          running += static_cast<long double>(in[i]);
           mass += std::abs(static_cast<double>(in[i]));
-          const double want = spec.inclusive ? running : before;
+          const double want = static_cast<double>(spec.inclusive ? running : before);
           if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
             return typed::mismatch{i, text(want), text(got[i])};
         }
@@ -53,11 +54,13 @@ std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_ar
     const T got = *static_cast<const T*>(actual);
     if constexpr (std::is_floating_point_v<T>) {
       if (op == typed::op_kind::sum) {
-        double want = 0, mass = 0;
+        long double sum = 0;
+        double mass = 0;
         for (std::int64_t i = 0; i < n; ++i) {
-          want += static_cast<double>(input.as<T>()[i]);
+          sum += static_cast<long double>(input.as<T>()[i]);
           mass += std::abs(static_cast<double>(input.as<T>()[i]));
         }
+        const double want = static_cast<double>(sum);
         if (typed::values_match(want, got, typed::sum_tolerance<T>(mass, n))) return std::nullopt;
         return typed::mismatch{0, text(want), text(got)};
       }

@@ -25,17 +25,18 @@ void reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
   using policy = policy::reduce<T>;
   detail::check_item_count(num_items, "lookback::reduce");
   const auto partials_kernel = device::reduce_partials_kernel<policy, InputIt, T, Op>;
-  const std::int64_t items_per_trip = std::int64_t{policy::threads} * policy::vectors_in_flight * device::vector16<T>::size;
+  const std::int64_t items_per_trip = std::int64_t{policy::threads} * policy::vectors_in_flight * thread::vector16<T>::size;
   const std::int64_t wanted = (num_items + items_per_trip - 1) / items_per_trip;
   const int blocks =
       static_cast<int>(std::min<std::int64_t>(wanted, detail::resident_blocks(partials_kernel, policy::threads)));
-  const detail::temp_layout<1> layout{static_cast<std::size_t>(blocks) * sizeof(T)};
+  // At least one slot, so that the real call never passes a null pointer and reads as a size query.
+  const detail::temp_layout<1> layout{static_cast<std::size_t>(std::max(blocks, 1)) * sizeof(T)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::reduce")) return;
 
   T* d_partials = static_cast<T*>(layout.part(d_temp_storage, 0));
   if (blocks > 0) {
     bool aligned = false;
-    if constexpr (device::vectorizable_input<InputIt, T>) aligned = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+    if constexpr (thread::vectorizable<InputIt, T>) aligned = thread::aligned16(d_in);
     partials_kernel<<<blocks, policy::threads, 0, stream>>>(d_in, num_items, op, aligned, d_partials);
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   }

@@ -4,24 +4,13 @@
 // atomics are used, so floating-point results repeat run to run on the same GPU.
 #include <lookback/primitives/block/block_reduce.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
 
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
 
 namespace lookback::device {
-
-/// 16 bytes of T, loaded with one vector instruction.
-template <class T>
-struct alignas(16) vector16 {
-  static constexpr int size = 16 / sizeof(T);
-  T items[size];
-};
-
-template <class InputIt, class T>
-inline constexpr bool vectorizable_input =
-    std::is_pointer_v<InputIt> && std::is_same_v<std::remove_cv_t<typename std::iterator_traits<InputIt>::value_type>, T> &&
-    (16 % sizeof(T) == 0);
 
 template <class Policy, class InputIt, class T, class Op>
 __global__ void __launch_bounds__(Policy::threads)
@@ -35,9 +24,9 @@ __global__ void __launch_bounds__(Policy::threads)
 
   T acc = identity;
   std::int64_t scalar_begin = 0;
-  if constexpr (vectorizable_input<InputIt, T>) {
+  if constexpr (thread::vectorizable<InputIt, T>) {
     if (aligned) {
-      using vec = vector16<T>;
+      using vec = thread::vector16<T>;
       const auto* d_vec = reinterpret_cast<const vec*>(d_in);
       const std::int64_t vectors = n / vec::size;
       std::int64_t i = first;

@@ -4,6 +4,8 @@
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/policy/scan_policy.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
 
 #include <cstdint>
@@ -13,7 +15,7 @@ namespace lookback::device {
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads)
     single_pass_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, T init, StatusArray tiles,
-                            unsigned* d_tile_counter) {
+                            unsigned* d_tile_counter, bool aligned) {
   constexpr int items_per_thread = Policy::items_per_thread;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<T, Policy::threads>;
@@ -30,8 +32,17 @@ __global__ void __launch_bounds__(Policy::threads)
   const int valid = static_cast<int>(n - base < Policy::tile_items ? n - base : Policy::tile_items);
   const T identity = identity_of<T>(op);
 
+  // Full tiles of aligned arrays may skip the shared-memory transposition (policy permitting).
+  constexpr bool may_use_vectors = Policy::io == policy::tile_io::blocked_vectors &&
+                                   thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>;
+  const bool use_vectors = may_use_vectors && aligned && valid == Policy::tile_items;
+  using vector_io = thread::blocked_vector_io<T, items_per_thread>;
+
   T items[items_per_thread];
-  io::load(d_in + base, valid, items, identity, io_storage);
+  if constexpr (may_use_vectors) {
+    if (use_vectors) vector_io::load(d_in + base, items);
+  }
+  if (!use_vectors) io::load(d_in + base, valid, items, identity, io_storage);
 
   T thread_total = items[0];
 #pragma unroll
@@ -47,7 +58,7 @@ __global__ void __launch_bounds__(Policy::threads)
     }
   } else if (threadIdx.x < warp::warp_size) {
     if (threadIdx.x == 0) tiles.publish(tile, tile::status::aggregate, block_total);
-    const T prefix = tile::lookback_exclusive_prefix(tiles, tile, op, identity);
+    const T prefix = tile::lookback_exclusive_prefix<Policy::spin_delay_ns>(tiles, tile, op, identity);
     if (threadIdx.x == 0) {
       tiles.publish(tile, tile::status::inclusive_prefix, op(prefix, block_total));
       tile_prefix = prefix;
@@ -67,7 +78,10 @@ __global__ void __launch_bounds__(Policy::threads)
       items[k] = running;
     }
   }
-  io::store(d_out + base, valid, items, io_storage);
+  if constexpr (may_use_vectors) {
+    if (use_vectors) vector_io::store(d_out + base, items);
+  }
+  if (!use_vectors) io::store(d_out + base, valid, items, io_storage);
 }
 
 }  // namespace lookback::device

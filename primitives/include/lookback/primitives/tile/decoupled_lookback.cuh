@@ -13,7 +13,8 @@
 namespace lookback::tile {
 
 /// Called by all 32 lanes of one warp; returns the combination of every item before `tile`.
-template <class T, class Op, class StatusArray>
+/// SpinDelayNs > 0 backs off between polls of a window that is not ready, easing L2 contention.
+template <int SpinDelayNs = 0, class T, class Op, class StatusArray>
 __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t tile, Op op, const T& identity) {
   const int lane = warp::lane_id();
   T exclusive = identity;
@@ -24,6 +25,7 @@ __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t ti
     for (;;) {
       if (predecessor >= 0) st = tiles.read(predecessor, value);
       if (!__any_sync(warp::full_mask, st == status::not_ready)) break;
+      if constexpr (SpinDelayNs > 0) __nanosleep(SpinDelayNs);
     }
     const unsigned prefix_lanes = __ballot_sync(warp::full_mask, st == status::inclusive_prefix);
     const int last = prefix_lanes != 0 ? __ffs(static_cast<int>(prefix_lanes)) - 1 : warp::warp_size - 1;

@@ -13,13 +13,27 @@ namespace lookback::tile {
 
 enum class status : unsigned { not_ready = 0, aggregate = 1, inclusive_prefix = 2 };
 
-/// Values of at most 4 bytes share one 64-bit word with their status: one relaxed store publishes
-/// both, so a reader can never see a status with a stale value, and no fence is needed.
-template <class T, bool Packed = (sizeof(T) <= 4)>
+/// How a tile's status and value reach other blocks.
+enum class descriptor {
+  packed64,   // value of at most 4 bytes and status in one 64-bit word
+  packed128,  // value of at most 8 bytes and status in one 16-byte word
+  fenced,     // any value: value, release fence, then status
+};
+
+/// The fastest descriptor a value type allows (bench/scan_tuning_bench.cu measures the choice).
+template <class T>
+inline constexpr descriptor default_descriptor =
+    sizeof(T) <= 4 ? descriptor::packed64 : sizeof(T) <= 8 ? descriptor::packed128 : descriptor::fenced;
+
+template <class T, descriptor Kind = default_descriptor<T>>
 class status_array;
 
+/// One relaxed store publishes value and status together, so a reader can never see a status with a
+/// stale value, and no fence is needed.
 template <class T>
-class status_array<T, true> {
+class status_array<T, descriptor::packed64> {
+  static_assert(sizeof(T) <= 4, "packed64 holds values of at most 4 bytes");
+
  public:
   static std::size_t bytes_for(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * sizeof(word); }
   explicit status_array(void* d_storage, std::int64_t /*tiles*/) : d_words_(static_cast<word*>(d_storage)) {}
@@ -45,11 +59,44 @@ class status_array<T, true> {
   word* d_words_;
 };
 
+/// The 8-byte analogue of packed64: status and value in one 16-byte aligned word, moved by one
+/// 16-byte load or store. The PTX memory model promises single-copy atomicity only per 8-byte element
+/// of a vector access; the hardware moves an aligned 16-byte vector in one transaction, which CUB's
+/// tile state relies on too, and the stress test checks it on every run.
+template <class T>
+class status_array<T, descriptor::packed128> {
+  static_assert(sizeof(T) <= 8, "packed128 holds values of at most 8 bytes");
+
+ public:
+  static std::size_t bytes_for(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * 16; }
+  explicit status_array(void* d_storage, std::int64_t /*tiles*/) : d_words_(static_cast<unsigned long long*>(d_storage)) {}
+
+  __device__ void publish(std::int64_t tile, status st, const T& value) const {
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    const unsigned long long flag = static_cast<unsigned>(st);
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(d_words_ + 2 * tile), "l"(flag), "l"(bits)
+                 : "memory");
+  }
+
+  __device__ status read(std::int64_t tile, T& value) const {
+    unsigned long long flag = 0;
+    unsigned long long bits = 0;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(flag), "=l"(bits) : "l"(d_words_ + 2 * tile)
+                 : "memory");
+    memcpy(&value, &bits, sizeof(T));
+    return static_cast<status>(static_cast<unsigned>(flag));
+  }
+
+ private:
+  unsigned long long* d_words_;
+};
+
 /// Wider values: the value goes to its own slot (aggregate and inclusive prefix apart, so a reader
 /// that saw "aggregate" cannot read a half-replaced value), then a release store of the status; the
 /// reader loads the status with acquire and the value through L2, bypassing the incoherent L1.
 template <class T>
-class status_array<T, false> {
+class status_array<T, descriptor::fenced> {
   static_assert(sizeof(T) % 4 == 0, "wide tile values must be a whole number of 32-bit words");
 
  public:

@@ -1,4 +1,4 @@
-// Scan policies side by side (tile shape, tile I/O, look-back back-off, descriptor kind), for
+// Scan policies side by side (tile shape, look-back back-off, descriptor kind), for
 // choosing policy::scan. Not part of the main table; run with --benchmark_filter=scan_tune.
 #include "support/bench_support.cuh"
 
@@ -8,7 +8,6 @@ namespace lookback::bench {
 namespace {
 
 using policy::scan_config;
-using policy::tile_io;
 using tile::descriptor;
 
 template <class T, class Policy>
@@ -30,22 +29,16 @@ void register_policy(const char* label) {
 const bool registered = [] {
   using u32 = std::uint32_t;
   using u64 = std::uint64_t;
-  register_policy<u32, scan_config<256, 16>>("256x16");
-  register_policy<u32, scan_config<256, 24>>("256x24");
-  register_policy<u32, scan_config<128, 16>>("128x16");
-  register_policy<u32, scan_config<128, 24>>("128x24");
-  register_policy<u32, scan_config<512, 16>>("512x16");
-  register_policy<u32, scan_config<256, 16, tile_io::warp_transpose, 64>>("256x16_spin64");
-  register_policy<u32, scan_config<256, 16, tile_io::blocked_vectors>>("256x16_vec");
-  register_policy<u32, scan_config<256, 32, tile_io::blocked_vectors>>("256x32_vec");
-  register_policy<u32, scan_config<128, 32, tile_io::blocked_vectors>>("128x32_vec");
-  register_policy<u64, scan_config<256, 8, tile_io::warp_transpose, 0, descriptor::fenced>>("256x8_fenced");
-  register_policy<u64, scan_config<256, 8, tile_io::warp_transpose, 0, descriptor::packed128>>("256x8");
-  register_policy<u64, scan_config<256, 12, tile_io::warp_transpose, 0, descriptor::packed128>>("256x12");
-  register_policy<u64, scan_config<128, 16, tile_io::warp_transpose, 0, descriptor::packed128>>("128x16");
-  register_policy<u64, scan_config<256, 8, tile_io::blocked_vectors, 0, descriptor::packed128>>("256x8_vec");
-  register_policy<u64, scan_config<256, 16, tile_io::blocked_vectors, 0, descriptor::packed128>>("256x16_vec");
-  register_policy<u64, scan_config<256, 8, tile_io::warp_transpose, 64, descriptor::packed128>>("256x8_spin64");
+  constexpr auto p64 = descriptor::packed64;
+  constexpr auto p128 = descriptor::packed128;
+  register_policy<u32, scan_config<256, 16, 0, p64>>("256x16");
+  register_policy<u32, scan_config<512, 16, 0, p64>>("512x16");
+  register_policy<u32, scan_config<128, 24, 0, p64>>("128x24");
+  register_policy<u32, scan_config<512, 16, 200, p64>>("512x16_spin200");
+  register_policy<u64, scan_config<256, 8, 0, descriptor::fenced>>("256x8_fenced");
+  register_policy<u64, scan_config<256, 8, 0, p128>>("256x8");
+  register_policy<u64, scan_config<128, 16, 0, p128>>("128x16");
+  register_policy<u64, scan_config<256, 12, 0, p128>>("256x12");
   return true;
 }();
 

@@ -1,72 +1,55 @@
 #pragma once
-// The single-pass scan kernel: one tile per block, about 2n bytes of traffic (each item read once and
-// written once); tiles learn their prefix through the decoupled look-back.
+// The single-pass scan kernel: about 2n bytes of traffic (each item read once and written once);
+// tiles learn their prefix through the decoupled look-back.
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
-#include <lookback/primitives/policy/scan_policy.cuh>
-#include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
 
 #include <cstdint>
 
 namespace lookback::device {
 
-template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op, class StatusArray>
-__global__ void __launch_bounds__(Policy::threads)
-    single_pass_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, T init, StatusArray tiles,
-                            unsigned* d_tile_counter, bool aligned) {
+template <class Policy>
+__device__ __forceinline__ int valid_items(std::int64_t tile, std::int64_t n) {
+  const std::int64_t rest = n - tile * Policy::tile_items;
+  return static_cast<int>(rest < Policy::tile_items ? rest : Policy::tile_items);
+}
+
+/// Scans tile `tile` whose items are loaded: block scan, look-back, store.
+template <class Policy, bool Exclusive, class OutputIt, class T, class Op, class StatusArray, class Storage>
+__device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::items_per_thread], OutputIt d_out,
+                                          std::int64_t n, Op op, const T& init, const StatusArray& tiles, Storage& s) {
   constexpr int items_per_thread = Policy::items_per_thread;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<T, Policy::threads>;
-  __shared__ typename io::storage io_storage;
-  __shared__ typename block_scan::storage scan_storage;
-  __shared__ unsigned tile_id;
-  __shared__ T tile_prefix;
-
-  // Tile ids in the order blocks start, not blockIdx: a tile's predecessors are then all running.
-  if (threadIdx.x == 0) tile_id = atomicAdd(d_tile_counter, 1u);
-  __syncthreads();
-  const std::int64_t tile = tile_id;
   const std::int64_t base = tile * Policy::tile_items;
-  const int valid = static_cast<int>(n - base < Policy::tile_items ? n - base : Policy::tile_items);
+  const int valid = valid_items<Policy>(tile, n);
   const T identity = identity_of<T>(op);
-
-  // Full tiles of aligned arrays may skip the shared-memory transposition (policy permitting).
-  constexpr bool may_use_vectors = Policy::io == policy::tile_io::blocked_vectors &&
-                                   thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>;
-  const bool use_vectors = may_use_vectors && aligned && valid == Policy::tile_items;
-  using vector_io = thread::blocked_vector_io<T, items_per_thread>;
-
-  T items[items_per_thread];
-  if constexpr (may_use_vectors) {
-    if (use_vectors) vector_io::load(d_in + base, items);
-  }
-  if (!use_vectors) io::load(d_in + base, valid, items, identity, io_storage);
 
   T thread_total = items[0];
 #pragma unroll
   for (int k = 1; k < items_per_thread; ++k) thread_total = op(thread_total, items[k]);
   T block_total;
-  const T thread_prefix = block_scan::exclusive(thread_total, op, identity, block_total, scan_storage);
+  const T thread_prefix = block_scan::exclusive(thread_total, op, identity, block_total, s.scan);
 
   if (tile == 0) {
     if (threadIdx.x == 0) {
       const T first = Exclusive ? init : identity;
       tiles.publish(0, tile::status::inclusive_prefix, op(first, block_total));
-      tile_prefix = first;
+      s.tile_prefix = first;
     }
   } else if (threadIdx.x < warp::warp_size) {
     if (threadIdx.x == 0) tiles.publish(tile, tile::status::aggregate, block_total);
     const T prefix = tile::lookback_exclusive_prefix<Policy::spin_delay_ns>(tiles, tile, op, identity);
     if (threadIdx.x == 0) {
       tiles.publish(tile, tile::status::inclusive_prefix, op(prefix, block_total));
-      tile_prefix = prefix;
+      s.tile_prefix = prefix;
     }
   }
   __syncthreads();
 
-  T running = op(tile_prefix, thread_prefix);
+  T running = op(s.tile_prefix, thread_prefix);
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     if constexpr (Exclusive) {
@@ -78,10 +61,32 @@ __global__ void __launch_bounds__(Policy::threads)
       items[k] = running;
     }
   }
-  if constexpr (may_use_vectors) {
-    if (use_vectors) vector_io::store(d_out + base, items);
-  }
-  if (!use_vectors) io::store(d_out + base, valid, items, io_storage);
+  io::store(d_out + base, valid, items, s.io);
+}
+
+/// Blocks take tile ids from an atomic counter in the order they start, not from blockIdx, so a
+/// tile's predecessors have all started and the look-back cannot wait on a block that is not running.
+/// (Loading tile blockIdx.x while the id is on the way, and a persistent grid that fetches its next id
+/// early, both measured slower: bench/scan_tuning_bench.cu history in policy/scan_policy.cuh.)
+template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op, class StatusArray>
+__global__ void __launch_bounds__(Policy::threads)
+    single_pass_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, T init, StatusArray tiles,
+                            unsigned* d_tile_counter) {
+  using io = block::warp_transpose_io<T, Policy::threads, Policy::items_per_thread>;
+  struct storage {
+    typename io::storage io;
+    typename block::scan<T, Policy::threads>::storage scan;
+    T tile_prefix;
+    unsigned tile_id;
+  };
+  __shared__ storage s;
+
+  if (threadIdx.x == 0) s.tile_id = atomicAdd(d_tile_counter, 1u);
+  __syncthreads();
+  const std::int64_t tile = s.tile_id;
+  T items[Policy::items_per_thread];
+  io::load(d_in + tile * Policy::tile_items, valid_items<Policy>(tile, n), items, identity_of<T>(op), s.io);
+  scan_tile<Policy, Exclusive>(tile, items, d_out, n, op, init, tiles, s);
 }
 
 }  // namespace lookback::device

@@ -1,30 +1,29 @@
 #pragma once
 // Tuning of the single-pass scan, kept apart from the kernel. bench/scan_tuning_bench.cu times the
-// alternatives side by side; the numbers below are its medians at 2^28 items.
+// alternatives side by side (exclusive sum, 2^28 items, H200, CUDA 13.0; medians):
+//   uint32: 256x16 0.754 ms, 512x16 0.736 ms, 128x24 0.79 ms; CUB 0.700 ms, memcpy 0.507 ms.
+//     Loading tile blockIdx.x while the tile id is on the way: 0.80 ms. A persistent grid fetching
+//     its next id early: 1.10 to 1.25 ms (reserved, unstarted tiles stall the look-backs behind them).
+//     Each thread loading its own items as 16-byte vectors instead of the transposition: 0.99 ms.
+//     A 64 or 500 ns back-off between look-back polls: no change.
+//   uint64: value/fence/flag descriptors 2.06 ms, one 16-byte word 1.44 ms (256x8); 128x16 1.28 ms,
+//     256x12 1.33 ms; CUB 1.25 ms, memcpy 1.01 ms.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 namespace lookback::policy {
 
-/// How a tile moves between global memory and the threads' registers.
-enum class tile_io {
-  warp_transpose,   // coalesced 4-byte accesses, transposed through shared memory
-  blocked_vectors,  // each thread's own items as 16-byte vectors, no shared memory (aligned full tiles)
-};
-
-template <int Threads, int ItemsPerThread, tile_io Io = tile_io::warp_transpose, int SpinDelayNs = 0,
-          tile::descriptor Descriptor = tile::descriptor::packed64>
+/// Tile shape; the look-back's back-off between polls; how descriptors publish.
+template <int Threads, int ItemsPerThread, int SpinDelayNs, tile::descriptor Descriptor>
 struct scan_config {
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = Threads * ItemsPerThread;
-  static constexpr tile_io io = Io;
   static constexpr int spin_delay_ns = SpinDelayNs;
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
-/// 256 threads keep eight blocks resident per SM; 16 items of 4 bytes (8 of 8 bytes) per thread make a
-/// 16 KiB tile, long enough that the look-back latency hides behind the other resident tiles' loads.
+/// 4-byte values: 512 threads x 16 items (32 KiB tiles); 8-byte values: 128 x 16 (16 KiB tiles).
 template <class T>
-struct scan : scan_config<256, sizeof(T) <= 4 ? 16 : 8, tile_io::warp_transpose, 0, tile::default_descriptor<T>> {};
+struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, 0, tile::default_descriptor<T>> {};
 
 }  // namespace lookback::policy

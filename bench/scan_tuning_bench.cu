@@ -31,14 +31,18 @@ const bool registered = [] {
   using u64 = std::uint64_t;
   constexpr auto p64 = descriptor::packed64;
   constexpr auto p128 = descriptor::packed128;
-  register_policy<u32, scan_config<256, 16, 0, p64>>("256x16");
-  register_policy<u32, scan_config<512, 16, 0, p64>>("512x16");
-  register_policy<u32, scan_config<128, 24, 0, p64>>("128x24");
-  register_policy<u32, scan_config<512, 16, 200, p64>>("512x16_spin200");
-  register_policy<u64, scan_config<256, 8, 0, descriptor::fenced>>("256x8_fenced");
-  register_policy<u64, scan_config<256, 8, 0, p128>>("256x8");
-  register_policy<u64, scan_config<128, 16, 0, p128>>("128x16");
-  register_policy<u64, scan_config<256, 12, 0, p128>>("256x12");
+  register_policy<u32, scan_config<512, 16, 0, 0, p64>>("512x16");
+  register_policy<u32, scan_config<512, 16, 300, 0, p64>>("512x16_wait300");
+  register_policy<u32, scan_config<512, 16, 700, 0, p64>>("512x16_wait700");
+  register_policy<u32, scan_config<512, 16, 1100, 0, p64>>("512x16_wait1100");
+  register_policy<u32, scan_config<512, 16, 700, 200, p64>>("512x16_wait700_spin200");
+  register_policy<u32, scan_config<256, 16, 700, 0, p64>>("256x16_wait700");
+  register_policy<u32, scan_config<128, 24, 700, 600, p64>>("128x24_wait700_spin600");
+  register_policy<u64, scan_config<256, 8, 0, 0, descriptor::fenced>>("256x8_fenced");
+  register_policy<u64, scan_config<128, 16, 0, 0, p128>>("128x16");
+  register_policy<u64, scan_config<128, 16, 700, 0, p128>>("128x16_wait700");
+  register_policy<u64, scan_config<128, 16, 1100, 0, p128>>("128x16_wait1100");
+  register_policy<u64, scan_config<256, 12, 700, 0, p128>>("256x12_wait700");
   return true;
 }();
 

@@ -12,9 +12,11 @@
 
 namespace lookback::policy {
 
-/// Tile shape; the look-back's back-off between polls; how descriptors publish.
-template <int Threads, int ItemsPerThread, int SpinDelayNs, tile::descriptor Descriptor>
+/// Tile shape; the look-back's wait before its first poll and back-off between polls; how descriptors
+/// publish.
+template <int Threads, int ItemsPerThread, int InitialDelayNs, int SpinDelayNs, tile::descriptor Descriptor>
 struct scan_config {
+  static constexpr int initial_delay_ns = InitialDelayNs;
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = Threads * ItemsPerThread;
@@ -24,6 +26,6 @@ struct scan_config {
 
 /// 4-byte values: 512 threads x 16 items (32 KiB tiles); 8-byte values: 128 x 16 (16 KiB tiles).
 template <class T>
-struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, 0, tile::default_descriptor<T>> {};
+struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, 0, 0, tile::default_descriptor<T>> {};
 
 }  // namespace lookback::policy

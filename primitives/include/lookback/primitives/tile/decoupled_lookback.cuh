@@ -13,10 +13,13 @@
 namespace lookback::tile {
 
 /// Called by all 32 lanes of one warp; returns the combination of every item before `tile`.
-/// SpinDelayNs > 0 backs off between polls of a window that is not ready, easing L2 contention.
-template <int SpinDelayNs = 0, class T, class Op, class StatusArray>
+/// InitialDelayNs waits before the first poll (a predecessor's descriptor takes about an L2 write
+/// latency to appear); SpinDelayNs backs off between polls of a window that is not ready. Both ease
+/// contention on the L2 lines that hold the descriptors.
+template <int InitialDelayNs = 0, int SpinDelayNs = 0, class T, class Op, class StatusArray>
 __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t tile, Op op, const T& identity) {
   const int lane = warp::lane_id();
+  if constexpr (InitialDelayNs > 0) __nanosleep(InitialDelayNs);
   T exclusive = identity;
   for (std::int64_t nearest = tile - 1;; nearest -= warp::warp_size) {
     const std::int64_t predecessor = nearest - lane;

@@ -10,6 +10,7 @@ using args = std::vector<std::string>;
 
 int reduce_command(const args& a);
 int scan_command(const args& a);
+int histogram_command(const args& a);
 int demo_command(const args& a);
 
 struct command {
@@ -21,6 +22,7 @@ struct command {
 inline constexpr command commands[] = {
     {"reduce", "reduce an array (sum, min, max) and print the result", reduce_command},
     {"scan", "exclusive or inclusive scan of an array into a .npy or raw file", scan_command},
+    {"histogram", "histogram into equal bins, with O(1) range-count queries and a chart", histogram_command},
     {"demo", "run every algorithm over the sample files in data/", demo_command},
 };
 

@@ -1,0 +1,100 @@
+#pragma once
+// Histograms of samples into even or caller-given bins, and O(1) range counts through a prefix sum of
+// the histogram (our scan): the count of samples in bins a..b is prefix[b + 1] - prefix[a].
+//
+// Same bins as cub::DeviceHistogram::HistogramEven / HistogramRange for the same sample and level
+// types (see histogram/bin_mapping.cuh). The histogram is overwritten, not accumulated into. Nothing
+// here synchronises the host.
+#include <lookback/algorithms/histogram/bin_mapping.cuh>
+#include <lookback/algorithms/histogram/histogram_kernels.cuh>
+#include <lookback/algorithms/histogram/histogram_policy.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/error.cuh>
+#include <lookback/primitives/scan.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace lookback {
+namespace histogram::detail {
+
+template <class Sample, class Counter, class BinMap>
+void run(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins, const BinMap& bin_of,
+         cudaStream_t stream) {
+  using policy = policy::histogram;
+  lookback::detail::check_item_count(num_samples, "lookback::histogram");
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(num_bins) * sizeof(Counter), stream));
+  if (num_samples == 0) return;
+  const bool aligned = thread::aligned16(d_samples);
+  const std::int64_t per_block_trip = std::int64_t{policy::threads} * policy::vectors_in_flight * thread::vector16<Sample>::size;
+  const std::int64_t wanted = (num_samples + per_block_trip - 1) / per_block_trip;
+
+  const int warps = policy::threads / warp::warp_size;
+  const int copies = std::min(warps, policy::shared_budget_bytes / (num_bins * static_cast<int>(sizeof(unsigned))));
+  if (copies >= 1) {
+    const auto kernel = device::shared_histogram_kernel<policy, Sample, Counter, BinMap>;
+    const int shared_bytes = copies * num_bins * static_cast<int>(sizeof(unsigned));
+    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    int device = 0, sms = 0, per_sm = 0;
+    LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, policy::threads, shared_bytes));
+    const int blocks = static_cast<int>(std::min<std::int64_t>(wanted, std::int64_t{sms} * std::max(per_sm, 1)));
+    kernel<<<blocks, policy::threads, shared_bytes, stream>>>(d_samples, num_samples, aligned, bin_of, num_bins,
+                                                              copies, d_histogram);
+  } else {
+    const auto kernel = device::global_histogram_kernel<policy, Sample, Counter, BinMap>;
+    const int blocks = static_cast<int>(
+        std::min<std::int64_t>(wanted, lookback::detail::resident_blocks(kernel, policy::threads)));
+    kernel<<<blocks, policy::threads, 0, stream>>>(d_samples, num_samples, aligned, bin_of, d_histogram);
+  }
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace histogram::detail
+
+/// num_bins equal bins over [lower, upper); samples outside and NaNs are dropped. Counter: unsigned
+/// int or unsigned long long. Throws std::invalid_argument for bins outside 1..65536, lower >= upper
+/// or a non-finite range.
+template <class Sample, class Counter>
+void histogram_even(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins,
+                    histogram::level_t<Sample> lower, histogram::level_t<Sample> upper, cudaStream_t stream = nullptr) {
+  histogram::detail::run(d_samples, num_samples, d_histogram, num_bins,
+                         histogram::even_bins<Sample>::make(num_bins, lower, upper), stream);
+}
+
+/// Bins between num_bins + 1 ascending levels in device memory: bin i counts levels[i] <= x <
+/// levels[i + 1].
+template <class Sample, class Counter>
+void histogram_range(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins,
+                     const histogram::level_t<Sample>* d_levels, cudaStream_t stream = nullptr) {
+  if (num_bins < 1 || num_bins > histogram::max_bins)
+    throw std::invalid_argument("number of bins must be between 1 and 65536, not " + std::to_string(num_bins));
+  histogram::detail::run(d_samples, num_samples, d_histogram, num_bins,
+                         histogram::range_bins<Sample>{d_levels, num_bins + 1}, stream);
+}
+
+/// prefix[0] = 0, prefix[i + 1] = histogram[0] + ... + histogram[i]: num_bins + 1 counters, from our
+/// inclusive scan. Temporary storage as in CUB (null pointer first).
+template <class Counter>
+void histogram_prefix(void* d_temp_storage, std::size_t& temp_storage_bytes, const Counter* d_histogram,
+                      int num_bins, Counter* d_prefix, cudaStream_t stream = nullptr) {
+  if (d_temp_storage != nullptr)
+    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_prefix, 0, sizeof(Counter), stream));
+  inclusive_scan(d_temp_storage, temp_storage_bytes, d_histogram, d_prefix + 1, sum{}, num_bins, stream);
+}
+
+/// Answers num_queries (a, b) bin ranges at once (int pairs, a <= b, inclusive): counts[q] =
+/// prefix[b + 1] - prefix[a], O(1) each; a query outside the bins gets 0 (callers validate first).
+template <class Counter>
+void range_counts(const Counter* d_prefix, int num_bins, const int* d_queries, std::int64_t num_queries,
+                  Counter* d_counts, cudaStream_t stream = nullptr) {
+  if (num_queries == 0) return;
+  const int blocks = static_cast<int>(std::min<std::int64_t>((num_queries + 255) / 256, 4096));
+  histogram::device::range_count_kernel<<<blocks, 256, 0, stream>>>(d_prefix, num_bins, d_queries, num_queries,
+                                                                    d_counts);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace lookback

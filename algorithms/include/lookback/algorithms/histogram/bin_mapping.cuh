@@ -1,0 +1,107 @@
+#pragma once
+// Sample-to-bin maps shared by the GPU kernels and the CPU reference, written to give the same bins
+// as cub::DeviceHistogram (HistogramEven, HistogramRange) for the same sample and level types.
+// A map returns -1 for a sample it drops (outside the range, or NaN).
+#include <cuda_runtime_api.h>  // __host__ __device__ for host compilers too
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace lookback::histogram {
+
+/// Level type: the sample type for floating point, int64 for integer samples (so that an upper level
+/// of 256 is expressible for uint8 samples).
+template <class Sample>
+using level_t = std::conditional_t<std::is_floating_point_v<Sample>, Sample, std::int64_t>;
+
+inline constexpr int max_bins = 1 << 16;
+
+/// num_bins equal bins over [lower, upper): bin = floor((x - lower) * num_bins / (upper - lower)).
+/// Floating point as CUB computes it, (x - lower) * (num_bins / (upper - lower)) in the sample type;
+/// a product that rounds up to num_bins for an x just below `upper` counts in the last bin. Integers
+/// exactly, in 64-bit arithmetic: a float estimate corrected by exact products, so no division per
+/// sample.
+template <class Sample>
+struct even_bins {
+  using level = level_t<Sample>;
+  level lower{};
+  level upper{};
+  int num_bins = 1;
+  level reciprocal{};        // floating point
+  std::uint64_t range = 1;   // integers: upper - lower
+  float approximate_scale{}; // integers: num_bins / range
+
+  /// Validates and precomputes; throws std::invalid_argument naming the problem.
+  static even_bins make(int num_bins, level lower, level upper) {
+    if (num_bins < 1 || num_bins > max_bins)
+      throw std::invalid_argument("number of bins must be between 1 and " + std::to_string(max_bins) + ", not " +
+                                  std::to_string(num_bins));
+    if constexpr (std::is_floating_point_v<Sample>) {
+      if (!std::isfinite(lower) || !std::isfinite(upper)) throw std::invalid_argument("histogram range must be finite");
+    }
+    if (!(lower < upper)) throw std::invalid_argument("histogram range needs lower < upper");
+    even_bins b;
+    b.lower = lower;
+    b.upper = upper;
+    b.num_bins = num_bins;
+    if constexpr (std::is_floating_point_v<Sample>) {
+      b.reciprocal = static_cast<level>(static_cast<level>(num_bins) / static_cast<level>(upper - lower));
+    } else {
+      b.range = static_cast<std::uint64_t>(upper) - static_cast<std::uint64_t>(lower);
+      if (b.range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(num_bins))
+        throw std::invalid_argument("histogram range times the number of bins overflows 64 bits");
+      b.approximate_scale = static_cast<float>(num_bins) / static_cast<float>(b.range);
+    }
+    return b;
+  }
+
+  __host__ __device__ int operator()(Sample sample) const {
+    const level x = static_cast<level>(sample);
+    if (!(x >= lower && x < upper)) return -1;
+    if constexpr (std::is_floating_point_v<Sample>) {
+      const int bin = static_cast<int>((x - lower) * reciprocal);
+      return bin < num_bins ? bin : num_bins - 1;
+    } else {
+      const std::uint64_t offset = static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(lower);
+      const std::uint64_t scaled = offset * static_cast<std::uint64_t>(num_bins);
+      int bin = static_cast<int>(static_cast<float>(offset) * approximate_scale);
+      bin = bin < 0 ? 0 : bin >= num_bins ? num_bins - 1 : bin;
+      // The exact bin satisfies bin * range <= offset * num_bins < (bin + 1) * range.
+      while (bin > 0 && static_cast<std::uint64_t>(bin) * range > scaled) --bin;
+      while (bin + 1 < num_bins && static_cast<std::uint64_t>(bin + 1) * range <= scaled) ++bin;
+      return bin;
+    }
+  }
+};
+
+/// Bins between caller-given ascending levels (num_bins + 1 of them): the sample falls in bin i when
+/// levels[i] <= x < levels[i + 1], found by CUB's upper-bound search.
+template <class Sample>
+struct range_bins {
+  using level = level_t<Sample>;
+  const level* levels = nullptr;  // device or shared memory in kernels, host memory on the CPU
+  int num_levels = 2;
+
+  __host__ __device__ int operator()(Sample sample) const {
+    const level x = static_cast<level>(sample);
+    int first = 0;
+    int count = num_levels;
+    while (count > 0) {
+      const int half = count >> 1;
+      if (x < levels[first + half]) {
+        count = half;
+      } else {
+        first += half + 1;
+        count -= half + 1;
+      }
+    }
+    const int bin = first - 1;
+    return bin < num_levels - 1 ? bin : -1;
+  }
+};
+
+}  // namespace lookback::histogram

@@ -1,0 +1,174 @@
+#include "cli/array_files.hpp"
+#include "cli/bar_chart.hpp"
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/gpu_run.hpp"
+#include "io/atomic_file.hpp"
+#include "io/npy.hpp"
+#include "typed/histogram_ops.hpp"
+#include "typed/visit.hpp"
+
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cstring>
+#include <iostream>
+
+namespace lookback::cli {
+namespace {
+
+std::pair<double, double> parse_range(const std::string& text) {
+  const auto colon = text.find(':');
+  char* end = nullptr;
+  if (colon != std::string::npos) {
+    const std::string lo = text.substr(0, colon), hi = text.substr(colon + 1);
+    const double a = std::strtod(lo.c_str(), &end);
+    const bool lo_ok = !lo.empty() && *end == '\0';
+    const double b = std::strtod(hi.c_str(), &end);
+    if (lo_ok && !hi.empty() && *end == '\0') return {a, b};
+  }
+  throw cli_error(exit_code::usage, "--range must be LO:HI, not '" + text + "'");
+}
+
+/// "A:B" (bins A through B, inclusive) or refused, checked against the number of bins.
+void append_query(const std::string& text, int num_bins, const std::string& where, std::vector<int>& queries) {
+  long a = -1, b = -1;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%ld:%ld%c", &a, &b, &tail) != 2)
+    throw cli_error(exit_code::usage, where + " '" + text + "' is not A:B");
+  if (a < 0 || b < a || b >= num_bins)
+    throw cli_error(exit_code::usage, where + " " + text + " is outside the " + std::to_string(num_bins) +
+                                          " bins (0 <= A <= B < bins)");
+  queries.push_back(static_cast<int>(a));
+  queries.push_back(static_cast<int>(b));
+}
+
+/// A (k, 2) array of int32 or int64 bin pairs.
+void append_query_file(const std::string& path, int num_bins, std::vector<int>& queries) {
+  const io::host_array q = io::read_npy(path);
+  const bool int_type = q.type == io::dtype::int32 || q.type == io::dtype::int64;
+  if (!int_type || q.shape.size() != 2 || q.shape[1] != 2)
+    throw cli_error(exit_code::data_error, path + ": queries must be a (k, 2) int32 or int64 array, not " +
+                                               std::string(io::dtype_name(q.type)) + " " + io::shape_string(q.shape));
+  for (std::int64_t i = 0; i < q.shape[0]; ++i) {
+    const auto value = [&](int j) {
+      return q.type == io::dtype::int32 ? static_cast<long>(q.as<std::int32_t>()[2 * i + j])
+                                        : static_cast<long>(q.as<std::int64_t>()[2 * i + j]);
+    };
+    append_query(std::to_string(value(0)) + ":" + std::to_string(value(1)), num_bins, path + ": query " + std::to_string(i),
+                 queries);
+  }
+}
+
+std::vector<std::uint64_t> widen(const io::host_array& counts) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(counts.size()));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = counts.type == io::dtype::uint32 ? counts.as<std::uint32_t>()[i] : counts.as<std::uint64_t>()[i];
+  return out;
+}
+
+std::vector<std::uint64_t> gpu_queries(const io::host_array& counts, const std::vector<int>& queries) {
+  const cuda_stream stream;
+  const auto d_hist = to_device(counts.bytes, stream);
+  const auto d_queries = to_device(queries, stream);
+  const std::int64_t k = static_cast<std::int64_t>(queries.size() / 2);
+  device_buffer<std::byte> d_counts(static_cast<std::size_t>(k) * io::dtype_size(counts.type), stream);
+  typed::range_counts_gpu(counts.type, d_hist.data(), static_cast<int>(counts.size()), d_queries.data(), k,
+                          d_counts.data(), stream);
+  io::host_array out{counts.type, {k}, to_host(d_counts)};
+  return widen(out);
+}
+
+}  // namespace
+
+int histogram_command(const args& a) {
+  common_options common;
+  std::string input, output, range_text, counter_text = "uint64", queries_file;
+  std::vector<std::string> query_texts;
+  int bins = 0;
+  bool chart = false;
+  po::options_description desc("histogram options");
+  desc.add_options()
+      ("input,i", po::value(&input)->required(), "samples (.npy, or raw with --dtype): uint8, uint16, int32, uint32, float32, float64")
+      ("bins", po::value(&bins)->required(), "number of equal bins, 1 to 65536")
+      ("range", po::value(&range_text)->required(), "LO:HI, the bins cover [LO, HI); samples outside and NaNs are dropped")
+      ("output,o", po::value(&output), "write the counts (.npy, or raw)")
+      ("counter", po::value(&counter_text)->default_value("uint64"), "counter type: uint32 | uint64")
+      ("query", po::value(&query_texts)->composing(), "A:B, print the count of samples in bins A..B (repeatable)")
+      ("queries", po::value(&queries_file), "(k, 2) int .npy of A, B bin pairs")
+      ("chart", po::bool_switch(&chart), "print a bar chart of the histogram");
+  add_common_options(desc, common);
+  if (!parse_options(a, desc, "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--query A:B ...] [--chart]"))
+    return exit_code::ok;
+
+  typed::histogram_spec spec;
+  spec.num_bins = bins;
+  std::tie(spec.lower, spec.upper) = parse_range(range_text);
+  const auto counter = io::parse_dtype(counter_text);
+  if (!counter || !typed::is_histogram_counter(*counter))
+    throw cli_error(exit_code::usage, "--counter must be uint32 or uint64, not '" + counter_text + "'");
+  spec.counter = *counter;
+  if (bins < 1 || bins > 65536) throw cli_error(exit_code::usage, "--bins must be between 1 and 65536, not " + std::to_string(bins));
+  std::vector<int> queries;
+  for (const std::string& q : query_texts) append_query(q, bins, "--query", queries);
+  if (!output.empty()) io::refuse_same_file(input, output);
+  const backend b = resolve_backend(common);
+  if (!queries_file.empty()) append_query_file(queries_file, bins, queries);
+
+  const io::host_array samples = load_array(input, common.dtype);
+  if (!typed::is_histogram_sample(samples.type))
+    throw cli_error(exit_code::data_error, input + ": dtype " + std::string(io::dtype_name(samples.type)) +
+                                               " is not supported (supported: " + typed::histogram_sample_list() + ")");
+  spec.sample = samples.type;
+  if (const std::string problem = typed::histogram_spec_problem(spec); !problem.empty())
+    throw cli_error(exit_code::usage, problem);
+
+  io::host_array counts{spec.counter, {bins}, std::vector<std::byte>(static_cast<std::size_t>(bins) * io::dtype_size(spec.counter))};
+  std::optional<verification> verified;
+  if (b == backend::cpu && !common.verify) {
+    typed::histogram_even_cpu(spec, samples.bytes.data(), samples.size(), counts.bytes.data());
+  } else {
+    const std::int64_t n = samples.size();
+    const auto call = [&](typed::implementation impl, void* d_temp, std::size_t& bytes, const void* d_in, void* d_out,
+                          cudaStream_t s) { typed::histogram_even(impl, spec, d_temp, bytes, d_in, n, d_out, s); };
+    const auto check = [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
+      const std::size_t width = io::dtype_size(spec.counter);
+      for (int i = 0; i < bins; ++i)
+        if (std::memcmp(static_cast<const char*>(expected) + i * width, static_cast<const char*>(actual) + i * width, width) != 0) {
+          io::host_array e{spec.counter, {bins}, {}}, g{spec.counter, {bins}, {}};
+          e.bytes.assign(static_cast<const std::byte*>(expected), static_cast<const std::byte*>(expected) + bins * width);
+          g.bytes.assign(static_cast<const std::byte*>(actual), static_cast<const std::byte*>(actual) + bins * width);
+          return typed::mismatch{i, std::to_string(widen(e)[i]), std::to_string(widen(g)[i])};
+        }
+      return std::nullopt;
+    };
+    gpu_result r = run_on_gpu(samples, counts.bytes.size(), call, common.verify, check);
+    if (r.verified) check_verification(*r.verified, "histogram");
+    verified = r.verified;
+    if (b == backend::cpu)
+      typed::histogram_even_cpu(spec, samples.bytes.data(), samples.size(), counts.bytes.data());
+    else
+      counts.bytes = std::move(r.output);
+  }
+  if (!output.empty()) save_array(output, counts, input);
+
+  const std::vector<std::uint64_t> wide = widen(counts);
+  std::uint64_t counted = 0;
+  for (const std::uint64_t c : wide) counted += c;
+  std::cout << "histogram of " << samples.size() << " " << io::dtype_name(samples.type) << " samples into " << bins
+            << " bins over [" << spec.lower << ", " << spec.upper << "): " << counted << " counted, "
+            << static_cast<std::uint64_t>(samples.size()) - counted << " dropped\n";
+  if (!queries.empty()) {
+    const std::vector<std::uint64_t> answers =
+        b == backend::gpu ? gpu_queries(counts, queries) : typed::range_counts_cpu(spec.counter, counts.bytes.data(), bins, queries);
+    for (std::size_t q = 0; q < answers.size(); ++q)
+      std::cout << "bins " << queries[2 * q] << ".." << queries[2 * q + 1] << ": " << answers[q] << "\n";
+  }
+  if (chart) print_bar_chart(std::cout, wide, spec.lower, spec.upper);
+  if (verified) std::cout << verification_line(*verified, "histogram") << "\n";
+  return exit_code::ok;
+}
+
+}  // namespace lookback::cli

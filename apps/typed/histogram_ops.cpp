@@ -1,0 +1,71 @@
+#include "typed/histogram_ops.hpp"
+
+#include "typed/histogram_visit.hpp"
+
+#include <lookback/algorithms/cpu/histogram.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace lookback::typed {
+
+bool is_histogram_sample(io::dtype type) {
+  switch (type) {
+    case io::dtype::uint8: case io::dtype::uint16: case io::dtype::int32:
+    case io::dtype::uint32: case io::dtype::float32: case io::dtype::float64: return true;
+    default: return false;
+  }
+}
+
+std::string histogram_sample_list() { return "uint8, uint16, int32, uint32, float32, float64"; }
+
+bool is_histogram_counter(io::dtype type) { return type == io::dtype::uint32 || type == io::dtype::uint64; }
+
+std::string histogram_spec_problem(const histogram_spec& spec) {
+  if (spec.num_bins < 1 || spec.num_bins > histogram::max_bins)
+    return "--bins must be between 1 and " + std::to_string(histogram::max_bins) + ", not " + std::to_string(spec.num_bins);
+  if (!std::isfinite(spec.lower) || !std::isfinite(spec.upper)) return "--range must be finite";
+  if (!(spec.lower < spec.upper)) return "--range needs LO < HI";
+  const bool integral_samples = visit_histogram_sample(spec.sample, [](auto zero) {
+    return std::numeric_limits<decltype(zero)>::is_integer;
+  });
+  if (integral_samples) {
+    const double limit = 9.0e18;  // inside int64, the integer samples' level type
+    if (spec.lower != std::floor(spec.lower) || spec.upper != std::floor(spec.upper) || std::abs(spec.lower) > limit ||
+        std::abs(spec.upper) > limit)
+      return "--range must be whole numbers for integer samples";
+  } else if (spec.sample == io::dtype::float32 &&
+             (std::isinf(static_cast<float>(spec.lower)) || std::isinf(static_cast<float>(spec.upper)))) {
+    return "--range does not fit float32 samples";
+  }
+  return {};
+}
+
+void histogram_even_cpu(const histogram_spec& spec, const void* samples, std::int64_t n, void* out) {
+  visit_histogram_sample(spec.sample, [&](auto zero) {
+    using Sample = decltype(zero);
+    visit_histogram_counter(spec.counter, [&](auto counter_zero) {
+      using Counter = decltype(counter_zero);
+      const auto counts = cpu::histogram<Counter>(static_cast<const Sample*>(samples), n, spec.num_bins,
+                                                  even_bins_of<Sample>(spec));
+      std::memcpy(out, counts.data(), counts.size() * sizeof(Counter));
+    });
+  });
+}
+
+std::vector<std::uint64_t> range_counts_cpu(io::dtype counter, const void* histogram, int num_bins,
+                                            const std::vector<int>& queries) {
+  return visit_histogram_counter(counter, [&](auto zero) {
+    using Counter = decltype(zero);
+    const auto* h = static_cast<const Counter*>(histogram);
+    std::vector<Counter> prefix(static_cast<std::size_t>(num_bins) + 1, 0);
+    for (int i = 0; i < num_bins; ++i) prefix[i + 1] = static_cast<Counter>(prefix[i] + h[i]);
+    std::vector<std::uint64_t> counts;
+    for (std::size_t q = 0; q + 1 < queries.size(); q += 2)
+      counts.push_back(static_cast<Counter>(prefix[queries[q + 1] + 1] - prefix[queries[q]]));
+    return counts;
+  });
+}
+
+}  // namespace lookback::typed

@@ -3,6 +3,7 @@
 #include "cli/common_options.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/array.hpp"
+#include "typed/histogram_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <string>
@@ -20,6 +21,13 @@ op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b
 
 /// The scan, with the input's dtype and shape; a --verify mismatch throws likewise.
 op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify);
+
+/// The even histogram of `samples` per `spec` (counter dtype, num_bins elements); a --verify mismatch
+/// throws likewise.
+op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify);
+
+/// Counts of either counter dtype as uint64.
+std::vector<std::uint64_t> widen(const io::host_array& counts);
 
 /// "inclusive max", "exclusive sum"
 std::string describe(const typed::scan_spec& spec);

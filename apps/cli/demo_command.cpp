@@ -1,5 +1,6 @@
 #include "cli/array_files.hpp"
 #include "cli/array_ops.hpp"
+#include "cli/bar_chart.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace lookback::cli {
 namespace fs = std::filesystem;
@@ -24,6 +26,21 @@ std::vector<fs::path> sample_files(const fs::path& dir) {
   if (files.empty()) throw cli_error(exit_code::no_input, dir.string() + ": holds no .npy sample files");
   return files;
 }
+/// 12 bins from the smallest sample to just past the largest (found by the reductions), as a chart.
+void show_histogram(const io::host_array& array, double min, double max, backend b, bool verify) {
+  typed::histogram_spec spec{array.type, io::dtype::uint64, 12, min, 0.0};
+  const bool integral = array.type != io::dtype::float32 && array.type != io::dtype::float64;
+  spec.upper = integral ? max + 1 : max + (max - min) * 1e-6 + 1e-30;
+  if (spec.upper <= spec.lower) spec.upper = spec.lower + 1;
+  const op_result r = histogram_array(array, spec, b, verify);
+  std::cout << "  histogram, 12 bins over [" << spec.lower << ", " << spec.upper << "):\n";
+  std::ostringstream chart;
+  print_bar_chart(chart, widen(r.output), spec.lower, spec.upper, 12, 40);
+  std::istringstream lines(chart.str());
+  for (std::string line; std::getline(lines, line);) std::cout << "    " << line << "\n";
+  if (r.verified) std::cout << "    " << verification_line(*r.verified, "histogram") << "\n";
+}
+
 }  // namespace
 
 int demo_command(const args& a) {
@@ -48,12 +65,15 @@ int demo_command(const args& a) {
     const io::host_array array = load_array(file, "");
     if (!typed::is_numeric(array.type)) continue;
     std::cout << "\n" << file.filename().string() << ": " << array.size() << " " << io::dtype_name(array.type) << "\n";
+    std::vector<double> extremes;
     for (const typed::op_kind op : {typed::op_kind::sum, typed::op_kind::min, typed::op_kind::max}) {
       const op_result r = reduce_array(array, op, b, common.verify);
-      std::cout << "  reduce " << typed::op_name(op) << " = "
-                << typed::format_scalar(typed::load_scalar(array.type, r.output.bytes.data())) << "\n";
+      const typed::scalar value = typed::load_scalar(array.type, r.output.bytes.data());
+      std::cout << "  reduce " << typed::op_name(op) << " = " << typed::format_scalar(value) << "\n";
       if (r.verified) std::cout << "    " << verification_line(*r.verified, "reduce " + std::string(typed::op_name(op))) << "\n";
+      if (op != typed::op_kind::sum) extremes.push_back(typed::to_double(value));
     }
+    if (typed::is_histogram_sample(array.type)) show_histogram(array, extremes[0], extremes[1], b, common.verify);
     for (const bool inclusive : {false, true}) {
       typed::scan_spec spec{array.type, typed::op_kind::sum, inclusive, typed::identity(array.type, typed::op_kind::sum)};
       const fs::path out = fs::path(output_dir) / (file.stem().string() + (inclusive ? ".inclusive_sum.npy" : ".exclusive_sum.npy"));

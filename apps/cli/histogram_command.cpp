@@ -1,4 +1,5 @@
 #include "cli/array_files.hpp"
+#include "cli/array_ops.hpp"
 #include "cli/bar_chart.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
@@ -62,13 +63,6 @@ void append_query_file(const std::string& path, int num_bins, std::vector<int>& 
   }
 }
 
-std::vector<std::uint64_t> widen(const io::host_array& counts) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(counts.size()));
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = counts.type == io::dtype::uint32 ? counts.as<std::uint32_t>()[i] : counts.as<std::uint64_t>()[i];
-  return out;
-}
-
 std::vector<std::uint64_t> gpu_queries(const io::host_array& counts, const std::vector<int>& queries) {
   const cuda_stream stream;
   const auto d_hist = to_device(counts.bytes, stream);
@@ -125,33 +119,8 @@ int histogram_command(const args& a) {
   if (const std::string problem = typed::histogram_spec_problem(spec); !problem.empty())
     throw cli_error(exit_code::usage, problem);
 
-  io::host_array counts{spec.counter, {bins}, std::vector<std::byte>(static_cast<std::size_t>(bins) * io::dtype_size(spec.counter))};
-  std::optional<verification> verified;
-  if (b == backend::cpu && !common.verify) {
-    typed::histogram_even_cpu(spec, samples.bytes.data(), samples.size(), counts.bytes.data());
-  } else {
-    const std::int64_t n = samples.size();
-    const auto call = [&](typed::implementation impl, void* d_temp, std::size_t& bytes, const void* d_in, void* d_out,
-                          cudaStream_t s) { typed::histogram_even(impl, spec, d_temp, bytes, d_in, n, d_out, s); };
-    const auto check = [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
-      const std::size_t width = io::dtype_size(spec.counter);
-      for (int i = 0; i < bins; ++i)
-        if (std::memcmp(static_cast<const char*>(expected) + i * width, static_cast<const char*>(actual) + i * width, width) != 0) {
-          io::host_array e{spec.counter, {bins}, {}}, g{spec.counter, {bins}, {}};
-          e.bytes.assign(static_cast<const std::byte*>(expected), static_cast<const std::byte*>(expected) + bins * width);
-          g.bytes.assign(static_cast<const std::byte*>(actual), static_cast<const std::byte*>(actual) + bins * width);
-          return typed::mismatch{i, std::to_string(widen(e)[i]), std::to_string(widen(g)[i])};
-        }
-      return std::nullopt;
-    };
-    gpu_result r = run_on_gpu(samples, counts.bytes.size(), call, common.verify, check);
-    if (r.verified) check_verification(*r.verified, "histogram");
-    verified = r.verified;
-    if (b == backend::cpu)
-      typed::histogram_even_cpu(spec, samples.bytes.data(), samples.size(), counts.bytes.data());
-    else
-      counts.bytes = std::move(r.output);
-  }
+  const op_result r = histogram_array(samples, spec, b, common.verify);
+  const io::host_array& counts = r.output;
   if (!output.empty()) save_array(output, counts, input);
 
   const std::vector<std::uint64_t> wide = widen(counts);
@@ -167,7 +136,7 @@ int histogram_command(const args& a) {
       std::cout << "bins " << queries[2 * q] << ".." << queries[2 * q + 1] << ": " << answers[q] << "\n";
   }
   if (chart) print_bar_chart(std::cout, wide, spec.lower, spec.upper);
-  if (verified) std::cout << verification_line(*verified, "histogram") << "\n";
+  if (r.verified) std::cout << verification_line(*r.verified, "histogram") << "\n";
   return exit_code::ok;
 }
 

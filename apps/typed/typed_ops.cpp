@@ -104,6 +104,10 @@ scalar load_scalar(io::dtype type, const void* value) {
   return s;
 }
 
+double to_double(const scalar& value) {
+  return visit_numeric(value.type, [&](auto zero) { return static_cast<double>(scalar_as<decltype(zero)>(value)); });
+}
+
 std::string format_scalar(const scalar& value) {
   return visit_numeric(value.type, [&](auto zero) {
     using T = decltype(zero);

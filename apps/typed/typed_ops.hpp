@@ -38,6 +38,7 @@ scalar identity(io::dtype type, op_kind op);
 /// The value of `type` stored at `value`.
 scalar load_scalar(io::dtype type, const void* value);
 std::string format_scalar(const scalar& value);
+double to_double(const scalar& value);
 
 struct scan_spec {
   io::dtype type = io::dtype::int32;

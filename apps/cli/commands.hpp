@@ -12,6 +12,7 @@ int reduce_command(const args& a);
 int scan_command(const args& a);
 int histogram_command(const args& a);
 int demo_command(const args& a);
+int ladder_command(const args& a);
 
 struct command {
   const char* name;
@@ -24,6 +25,7 @@ inline constexpr command commands[] = {
     {"scan", "exclusive or inclusive scan of an array into a .npy or raw file", scan_command},
     {"histogram", "histogram into equal bins, with O(1) range-count queries and a chart", histogram_command},
     {"demo", "run every algorithm over the sample files in data/", demo_command},
+    {"ladder", "time every rung of the reduce or scan kernel ladder against CUB (needs a GPU)", ladder_command},
 };
 
 }  // namespace lookback::cli

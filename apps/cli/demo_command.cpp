@@ -32,6 +32,10 @@ void show_histogram(const io::host_array& array, double min, double max, backend
   const bool integral = array.type != io::dtype::float32 && array.type != io::dtype::float64;
   spec.upper = integral ? max + 1 : max + (max - min) * 1e-6 + 1e-30;
   if (spec.upper <= spec.lower) spec.upper = spec.lower + 1;
+  if (const std::string problem = typed::histogram_spec_problem(spec); !problem.empty()) {
+    std::cout << "  histogram skipped: " << problem << "\n";
+    return;
+  }
   const op_result r = histogram_array(array, spec, b, verify);
   std::cout << "  histogram, 12 bins over [" << spec.lower << ", " << spec.upper << "):\n";
   std::ostringstream chart;

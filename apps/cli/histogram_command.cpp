@@ -14,6 +14,7 @@
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/stream.cuh>
 
+#include <cctype>
 #include <cstring>
 #include <iostream>
 
@@ -33,17 +34,23 @@ std::pair<double, double> parse_range(const std::string& text) {
   throw cli_error(exit_code::usage, "--range must be LO:HI, not '" + text + "'");
 }
 
-/// "A:B" (bins A through B, inclusive) or refused, checked against the number of bins.
-void append_query(const std::string& text, int num_bins, const std::string& where, std::vector<int>& queries) {
-  long a = -1, b = -1;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%ld:%ld%c", &a, &b, &tail) != 2)
-    throw cli_error(exit_code::usage, where + " '" + text + "' is not A:B");
+/// Bins A through B (inclusive), refused with `code` unless 0 <= A <= B < bins.
+void append_query(long a, long b, int num_bins, const std::string& where, int code, std::vector<int>& queries) {
   if (a < 0 || b < a || b >= num_bins)
-    throw cli_error(exit_code::usage, where + " " + text + " is outside the " + std::to_string(num_bins) +
-                                          " bins (0 <= A <= B < bins)");
+    throw cli_error(code, where + " " + std::to_string(a) + ":" + std::to_string(b) + " is outside the " +
+                              std::to_string(num_bins) + " bins (0 <= A <= B < bins)");
   queries.push_back(static_cast<int>(a));
   queries.push_back(static_cast<int>(b));
+}
+
+/// "A:B" from the command line.
+void append_query_option(const std::string& text, int num_bins, std::vector<int>& queries) {
+  long a = -1, b = -1;
+  char tail = 0;
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-') ||
+      std::sscanf(text.c_str(), "%ld:%ld%c", &a, &b, &tail) != 2)
+    throw cli_error(exit_code::usage, "--query '" + text + "' is not A:B");
+  append_query(a, b, num_bins, "--query", exit_code::usage, queries);
 }
 
 /// A (k, 2) array of int32 or int64 bin pairs.
@@ -58,8 +65,7 @@ void append_query_file(const std::string& path, int num_bins, std::vector<int>& 
       return q.type == io::dtype::int32 ? static_cast<long>(q.as<std::int32_t>()[2 * i + j])
                                         : static_cast<long>(q.as<std::int64_t>()[2 * i + j]);
     };
-    append_query(std::to_string(value(0)) + ":" + std::to_string(value(1)), num_bins, path + ": query " + std::to_string(i),
-                 queries);
+    append_query(value(0), value(1), num_bins, path + ": query " + std::to_string(i), exit_code::data_error, queries);
   }
 }
 
@@ -106,7 +112,7 @@ int histogram_command(const args& a) {
   spec.counter = *counter;
   if (bins < 1 || bins > 65536) throw cli_error(exit_code::usage, "--bins must be between 1 and 65536, not " + std::to_string(bins));
   std::vector<int> queries;
-  for (const std::string& q : query_texts) append_query(q, bins, "--query", queries);
+  for (const std::string& q : query_texts) append_query_option(q, bins, queries);
   if (!output.empty()) io::refuse_same_file(input, output);
   const backend b = resolve_backend(common);
   if (!queries_file.empty()) append_query_file(queries_file, bins, queries);

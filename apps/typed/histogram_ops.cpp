@@ -5,6 +5,7 @@
 #include <lookback/algorithms/cpu/histogram.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -39,6 +40,15 @@ std::string histogram_spec_problem(const histogram_spec& spec) {
              (std::isinf(static_cast<float>(spec.lower)) || std::isinf(static_cast<float>(spec.upper)))) {
     return "--range does not fit float32 samples";
   }
+  // What is left (bounds that collapse or overflow in the sample's arithmetic) the bin map itself
+  // refuses; asking it keeps one definition of a valid range.
+  try {
+    visit_histogram_sample(spec.sample, [&](auto zero) { (void)even_bins_of<decltype(zero)>(spec); });
+  } catch (const std::invalid_argument& e) {
+    char range[80];
+    std::snprintf(range, sizeof range, "--range %.9g:%.9g: ", spec.lower, spec.upper);
+    return range + std::string(e.what());
+  }
   return {};
 }
 
@@ -62,8 +72,12 @@ std::vector<std::uint64_t> range_counts_cpu(io::dtype counter, const void* histo
     std::vector<Counter> prefix(static_cast<std::size_t>(num_bins) + 1, 0);
     for (int i = 0; i < num_bins; ++i) prefix[i + 1] = static_cast<Counter>(prefix[i] + h[i]);
     std::vector<std::uint64_t> counts;
-    for (std::size_t q = 0; q + 1 < queries.size(); q += 2)
-      counts.push_back(static_cast<Counter>(prefix[queries[q + 1] + 1] - prefix[queries[q]]));
+    for (std::size_t q = 0; q + 1 < queries.size(); q += 2) {
+      const int a = queries[q], b = queries[q + 1];
+      // As on the device: a query outside the bins counts nothing.
+      const bool valid = 0 <= a && a <= b && b < num_bins;
+      counts.push_back(valid ? static_cast<Counter>(prefix[b + 1] - prefix[a]) : Counter{0});
+    }
     return counts;
   });
 }

@@ -442,6 +442,69 @@ std::vector<bad_run> bad_runs() {
   t.add({"demo_uncreatable_output_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/file.npy/demo"},
          {file("data/a.npy", valid_input_npy), file("file.npy", "x")}, ex_cantcreat, "cannot create the output folder"});
 
+  // Histogram: every refusal comes before h.npy is written (the snapshot checks it is never created).
+  const file_spec u8_samples = file("in.npy", npy_text(array_of(std::vector<std::uint8_t>{1, 2, 3, 250})));
+  const auto histogram = [&](const std::string& name, const std::string& bins, const std::string& range,
+                             const std::vector<std::string>& extra, const std::vector<file_spec>& files, int code,
+                             const std::string& message) {
+    // "--range=LO:HI", so that a negative LO is not taken for an option.
+    std::vector<std::string> args{"-i", "{tmp}/in.npy", "-o", "{tmp}/h.npy", "--bins", bins, "--range=" + range};
+    args.insert(args.end(), extra.begin(), extra.end());
+    t.add({"histogram_" + name, "histogram", args, files, code, message});
+  };
+  const auto queries = [](const std::string& contents) { return file("q.npy", contents); };
+  histogram("zero_bins", "0", "0:100", {}, {u8_samples}, ex_usage, "--bins must be between 1 and 65536, not 0");
+  histogram("too_many_bins", "65537", "0:100", {}, {u8_samples}, ex_usage, "--bins must be between 1 and 65536, not 65537");
+  histogram("reversed_range", "10", "5:2", {}, {u8_samples}, ex_usage, "--range needs LO < HI");
+  histogram("empty_range", "10", "5:5", {}, {u8_samples}, ex_usage, "--range needs LO < HI");
+  histogram("infinite_range", "10", "0:inf", {}, {u8_samples}, ex_usage, "--range must be finite");
+  histogram("nan_range", "10", "0:nan", {}, {u8_samples}, ex_usage, "--range must be finite");
+  const std::vector<std::string> malformed_ranges{"abc", "5", "1:", ":5", "1:2x", "1;2"};
+  for (std::size_t i = 0; i < malformed_ranges.size(); ++i)
+    histogram("malformed_range_" + std::to_string(i), "10", malformed_ranges[i], {}, {u8_samples}, ex_usage,
+              "--range must be LO:HI, not '" + malformed_ranges[i] + "'");
+  histogram("fractional_range_for_integer_samples", "10", "0.5:100", {}, {u8_samples}, ex_usage,
+            "--range must be whole numbers for integer samples");
+  histogram("range_beyond_float32", "10", "0:1e39", {}, {file("in.npy", npy_text(array_of(std::vector<float>{1.f})))},
+            ex_usage, "--range does not fit float32 samples");
+  histogram("query_past_the_last_bin", "10", "0:100", {"--query", "3:10"}, {u8_samples}, ex_usage,
+            "--query 3:10 is outside the 10 bins");
+  histogram("query_backwards", "10", "0:100", {"--query", "4:3"}, {u8_samples}, ex_usage, "--query 4:3 is outside the 10 bins");
+  histogram("negative_query", "10", "0:100", {"--query=-1:3"}, {u8_samples}, ex_usage, "--query -1:3 is outside the 10 bins");
+  histogram("malformed_query", "10", "0:100", {"--query", "x"}, {u8_samples}, ex_usage, "--query 'x' is not A:B");
+  histogram("query_with_trailing_text", "10", "0:100", {"--query", "1:2:3"}, {u8_samples}, ex_usage,
+            "--query '1:2:3' is not A:B");
+  histogram("queries_not_pairs", "10", "0:100", {"--queries", "{tmp}/q.npy"},
+            {u8_samples, queries(npy_text(array_of(std::vector<std::int32_t>{1, 2, 3})))}, ex_dataerr,
+            "{tmp}/q.npy: queries must be a (k, 2) int32 or int64 array, not int32 (3,)");
+  histogram("queries_of_float", "10", "0:100", {"--queries", "{tmp}/q.npy"},
+            {u8_samples, queries(npy_text(array_of(std::vector<float>{1, 2, 3, 4}, {2, 2})))}, ex_dataerr,
+            "{tmp}/q.npy: queries must be a (k, 2) int32 or int64 array, not float32 (2, 2)");
+  histogram("queries_outside_the_bins", "10", "0:100", {"--queries", "{tmp}/q.npy"},
+            {u8_samples, queries(npy_text(array_of(std::vector<std::int64_t>{0, 1, 2, 10}, {2, 2})))}, ex_dataerr,
+            "{tmp}/q.npy: query 1 2:10 is outside the 10 bins");
+  histogram("missing_queries_file", "10", "0:100", {"--queries", "{tmp}/q.npy"}, {u8_samples}, ex_noinput,
+            "{tmp}/q.npy: cannot open");
+  histogram("int64_samples", "10", "0:100", {}, {file("in.npy", npy_text(array_of(std::vector<std::int64_t>{1, 2})))},
+            ex_dataerr, "{tmp}/in.npy: dtype int64 is not supported (supported: uint8, uint16, int32, uint32, float32, float64)");
+  histogram("int8_counter", "10", "0:100", {"--counter", "int8"}, {u8_samples}, ex_usage,
+            "--counter must be uint32 or uint64, not 'int8'");
+  histogram("unknown_counter", "10", "0:100", {"--counter", "bogus"}, {u8_samples}, ex_usage,
+            "--counter must be uint32 or uint64, not 'bogus'");
+  histogram("missing_input", "10", "0:100", {}, {}, ex_noinput, "{tmp}/in.npy: cannot open");
+  // Accepted by the option checks but not representable in the samples' level type: still a bad
+  // --range (usage), not an internal error.
+  histogram("range_collapsing_in_float32", "10", "1:1.00000001", {},
+            {file("in.npy", npy_text(array_of(std::vector<float>{1.f})))}, ex_usage, "--range");
+  histogram("range_times_bins_past_64_bits", "2", "-9000000000000000000:9000000000000000000", {},
+            {file("in.npy", npy_text(array_of(std::vector<std::int32_t>{1})))}, ex_usage, "--range");
+  t.add({"histogram_output_is_input", "histogram", {"-i", "{tmp}/in.npy", "-o", "{tmp}/in.npy", "--bins", "4", "--range", "0:256"},
+         {u8_samples}, ex_cantcreat, "output path is the same file as input"});
+  t.add({"histogram_missing_bins", "histogram", {"-i", "{tmp}/in.npy", "--range", "0:256"}, {u8_samples}, ex_usage,
+         "the option '--bins' is required"});
+  t.add({"histogram_missing_range", "histogram", {"-i", "{tmp}/in.npy", "--bins", "4"}, {u8_samples}, ex_usage,
+         "the option '--range' is required"});
+
   t.add({"unknown_command", "frobnicate", {}, {}, ex_usage, "unknown command 'frobnicate'"});
   return std::move(t).rows();
 }
@@ -458,7 +521,8 @@ TEST_P(CliBadInput, FailsWithOneLineAndLeavesFilesAlone) {
   const run_result r = run_cpu(args);
 
   EXPECT_EQ(r.exit_code, row.exit_code) << r;
-  const bool known_command = row.command == "reduce" || row.command == "scan" || row.command == "demo";
+  const bool known_command =
+      row.command == "reduce" || row.command == "scan" || row.command == "demo" || row.command == "histogram";
   expect_one_error_line(r, known_command ? "lookback " + row.command + ": " : "lookback: ", expand(row.message));
 
   const auto after = snapshot(dir_);
@@ -658,6 +722,164 @@ TEST_F(CliTest, DemoWritesBothScansOfEverySample) {
   EXPECT_EQ(names_of(snapshot(path("demo/out"))), expected_names);
 }
 
+// --- histogram ----------------------------------------------------------------------------------
+
+// Even bins of integer samples, exactly: floor((x - lower) * bins / (upper - lower)).
+template <class T>
+std::vector<std::uint64_t> integer_histogram(const std::vector<T>& xs, std::int64_t lower, std::int64_t upper, int bins) {
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(bins));
+  for (const T value : xs) {
+    const auto x = static_cast<std::int64_t>(value);
+    if (x >= lower && x < upper) ++counts[static_cast<std::size_t>((x - lower) * bins / (upper - lower))];
+  }
+  return counts;
+}
+
+std::uint64_t sum_of(const std::vector<std::uint64_t>& counts, std::size_t first, std::size_t last) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = first; i <= last; ++i) sum += counts[i];
+  return sum;
+}
+
+template <class To>
+std::vector<To> converted(const std::vector<std::uint64_t>& counts) {
+  return std::vector<To>(counts.begin(), counts.end());
+}
+
+TEST_F(CliTest, HistogramWritesTheCountsAndASummary) {
+  const std::vector<std::uint8_t> samples{0, 1, 1, 9, 10, 99, 100, 255, 50};
+  write_input("in.npy", array_of(samples));
+  const auto expected = integer_histogram(samples, 0, 100, 10);
+  ASSERT_EQ(expected, (std::vector<std::uint64_t>{4, 1, 0, 0, 0, 1, 0, 0, 0, 1}));
+
+  const run_result r = run_ok({"histogram", "-i", arg("in.npy"), "--bins", "10", "--range", "0:100", "-o", arg("h.npy")});
+  ASSERT_EQ(lines_of(r.out).size(), 1u) << r;
+  EXPECT_TRUE(contains(r.out, "9 uint8 samples into 10 bins")) << r;
+  EXPECT_TRUE(contains(r.out, "7 counted, 2 dropped")) << r;
+  const host_array h = read_output("h.npy");
+  EXPECT_EQ(h.shape, std::vector<std::int64_t>{10});
+  EXPECT_EQ(elements<std::uint64_t>(h), expected);  // uint64 counters by default
+
+  for (const auto& [counter, file_name] : {std::pair<const char*, const char*>{"uint32", "h32.npy"}, {"uint64", "h64.npy"}}) {
+    SCOPED_TRACE(counter);
+    run_ok({"histogram", "-i", arg("in.npy"), "--bins", "10", "--range", "0:100", "--counter", counter, "-o", arg(file_name)});
+    const host_array out = read_output(file_name);
+    if (std::string(counter) == "uint32")
+      EXPECT_EQ(elements<std::uint32_t>(out), converted<std::uint32_t>(expected));
+    else
+      EXPECT_EQ(elements<std::uint64_t>(out), expected);
+  }
+}
+
+TEST_F(CliTest, HistogramOfIntegersWithANegativeLowerLevel) {
+  constexpr std::int32_t lowest = std::numeric_limits<std::int32_t>::min(), highest = std::numeric_limits<std::int32_t>::max();
+  const std::vector<std::int32_t> samples{-10, -6, -5, 0, 9, 10, lowest, highest, -11};
+  write_input("in.npy", array_of(samples));
+  const run_result r = run_ok({"histogram", "-i", arg("in.npy"), "--bins", "4", "--range=-10:10", "-o", arg("h.npy")});
+  EXPECT_TRUE(contains(r.out, "5 counted, 4 dropped")) << r;
+  EXPECT_EQ(elements<std::uint64_t>(read_output("h.npy")), integer_histogram(samples, -10, 10, 4));
+  EXPECT_EQ(integer_histogram(samples, -10, 10, 4), (std::vector<std::uint64_t>{2, 1, 1, 1}));
+}
+
+// NaN, infinities and upper itself are dropped, lower is counted; the bin edges avoided here are
+// where the float scale may round either way.
+TEST_F(CliTest, HistogramOfFloatsDropsNanInfinityAndUpper) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values{-1.5, 2.25, nan, inf, 0.0, 1.1, 2.2, -inf};
+  // [-1.5, 2.25) in 3 bins of 1.25: -1.5 and 0 in bins 0 and 1, 1.1 and 2.2 in bin 2.
+  const std::vector<std::uint64_t> expected{1, 1, 2};
+  write_input("f64.npy", array_of(values));
+  write_input("f32.npy", array_of(std::vector<float>(values.begin(), values.end())));
+  for (const char* name : {"f64.npy", "f32.npy"}) {
+    SCOPED_TRACE(name);
+    const run_result r = run_ok({"histogram", "-i", arg(name), "--bins", "3", "--range=-1.5:2.25", "-o", arg("h.npy")});
+    EXPECT_TRUE(contains(r.out, "4 counted, 4 dropped")) << r;
+    EXPECT_EQ(elements<std::uint64_t>(read_output("h.npy")), expected);
+  }
+}
+
+TEST_F(CliTest, HistogramOfAnEmptyArray) {
+  write_input("in.npy", array_of(std::vector<std::uint16_t>{}));
+  const run_result r = run_ok({"histogram", "-i", arg("in.npy"), "--bins", "3", "--range", "0:3", "-o", arg("h.npy"),
+                               "--query", "0:2"});
+  EXPECT_TRUE(contains(r.out, "0 counted, 0 dropped")) << r;
+  EXPECT_NE(lines_of(r.out).back().find("bins 0..2: 0"), std::string::npos) << r;
+  EXPECT_EQ(elements<std::uint64_t>(read_output("h.npy")), (std::vector<std::uint64_t>{0, 0, 0}));
+}
+
+// --query answers come first, in their order, then the --queries file's rows.
+TEST_F(CliTest, HistogramAnswersRangeQueries) {
+  std::vector<std::uint16_t> samples;
+  for (std::uint16_t x = 0; x < 100; ++x) samples.push_back(x);
+  samples.insert(samples.end(), {42, 42, 42, 42, 42, 500});
+  write_input("in.npy", array_of(samples));
+  const auto counts = integer_histogram(samples, 0, 100, 10);
+  write_input("q32.npy", array_of(std::vector<std::int32_t>{0, 0, 3, 4, 9, 9}, {3, 2}));
+  write_input("q64.npy", array_of(std::vector<std::int64_t>{2, 7}, {1, 2}));
+
+  for (const char* file_name : {"q32.npy", "q64.npy"}) {
+    SCOPED_TRACE(file_name);
+    const run_result r = run_ok({"histogram", "-i", arg("in.npy"), "--bins", "10", "--range", "0:100", "--query", "0:9",
+                                 "--query", "4:4", "--query", "2:5", "--queries", arg(file_name)});
+    const host_array q = read_output(file_name);
+    std::vector<std::pair<std::size_t, std::size_t>> asked{{0, 9}, {4, 4}, {2, 5}};
+    for (std::int64_t i = 0; i < q.shape[0]; ++i) {
+      const auto at = [&](std::int64_t j) {
+        return static_cast<std::size_t>(q.type == dtype::int32 ? q.as<std::int32_t>()[j] : q.as<std::int64_t>()[j]);
+      };
+      asked.emplace_back(at(2 * i), at(2 * i + 1));
+    }
+    std::vector<std::string> expected{lines_of(r.out).at(0)};
+    for (const auto& [a, b] : asked)
+      expected.push_back("bins " + std::to_string(a) + ".." + std::to_string(b) + ": " + std::to_string(sum_of(counts, a, b)));
+    EXPECT_EQ(lines_of(r.out), expected) << r;
+    EXPECT_TRUE(contains(expected[0], "105 counted, 1 dropped")) << r;
+  }
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "q32.npy", "q64.npy"}));  // no -o, no file
+}
+
+// One chart line per group of bins (at most 32 groups), with a bar of '#' when the group holds samples
+// and the group's count at the end.
+TEST_F(CliTest, HistogramChart) {
+  std::vector<std::uint8_t> samples;
+  for (int x = 0; x < 100; ++x) samples.push_back(static_cast<std::uint8_t>(x));
+  write_input("in.npy", array_of(samples));
+  const struct {
+    const char* bins;
+    std::size_t groups;
+    const char* per_group;
+  } cases[] = {{"10", 10, " 10"}, {"100", 25, " 4"}, {"1", 1, " 100"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.bins);
+    const run_result r = run_ok({"histogram", "-i", arg("in.npy"), "--bins", c.bins, "--range", "0:100", "--chart"});
+    const auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 1 + c.groups) << r;
+    EXPECT_TRUE(contains(lines[0], "100 counted, 0 dropped")) << r;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_TRUE(contains(lines[i], "#")) << lines[i];
+      const std::string tail = c.per_group;
+      EXPECT_EQ(lines[i].substr(lines[i].size() - std::min(lines[i].size(), tail.size())), tail) << lines[i];
+    }
+  }
+}
+
+TEST_F(CliTest, HistogramRawInputAndOutput) {
+  write_file(path("in.bin"), bytes_of(std::vector<float>{0.5f, 1.5f, 1.75f, 3.f, -1.f}));
+  run_ok({"histogram", "-i", arg("in.bin"), "--dtype", "float32", "--bins", "2", "--range", "0:2", "-o", arg("h.bin")});
+  EXPECT_EQ(read_file(path("h.bin")), bytes_of(std::vector<std::uint64_t>{1, 2}));
+  run_ok({"histogram", "-i", arg("in.bin"), "--dtype", "float32", "--bins", "2", "--range", "0:2", "--counter", "uint32",
+          "-o", arg("h32.bin")});
+  EXPECT_EQ(read_file(path("h32.bin")), bytes_of(std::vector<std::uint32_t>{1, 2}));
+}
+
+TEST_F(CliTest, HistogramHelpGoesToStdout) {
+  const run_result r = run({"histogram", "--help"});
+  EXPECT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(r.out.rfind("usage: lookback histogram", 0), 0u) << r;
+  EXPECT_TRUE(contains(r.out, "--bins") && contains(r.out, "--range") && contains(r.out, "--chart")) << r;
+}
+
 // --- backends ---------------------------------------------------------------------------------
 
 class CliBackendTest : public CliTest {
@@ -743,6 +965,130 @@ TEST_F(CliBackendTest, VerifyComparesWithCubOrNeedsAGpu) {
   EXPECT_NE(std::find(lines.begin(), lines.end(), small_sum), lines.end()) << reduced;
   expect_verified(run(scan));
   EXPECT_EQ(scanned(), (std::vector<std::int32_t>{0, 3, 2, 6, 7, 2}));
+}
+
+}  // namespace
+
+// --- lookback ladder -------------------------------------------------------------------------------
+
+namespace {
+
+// Usage errors come before the GPU probe, so they read the same on every machine: exit 64, one line,
+// nothing on stdout and no file created (not even the --json output).
+TEST_F(CliTest, LadderUsageErrors) {
+  const struct {
+    std::vector<std::string> args;
+    std::string fragment;
+  } cases[] = {
+      {{"ladder", "reduce", "--n", "0"}, "--n must be at least 1, not '0'"},
+      {{"ladder", "scan", "--n", "2^0", "--n", "3"}, "'--n'"},
+      {{"ladder", "scan", "--n", "abc"}, "--n must be a positive integer or 2^K, not 'abc'"},
+      {{"ladder", "reduce", "--n", "1.5"}, "--n must be a positive integer or 2^K, not '1.5'"},
+      {{"ladder", "reduce", "--n", ""}, "--n must be a positive integer or 2^K, not ''"},
+      {{"ladder", "reduce", "--n", "2^63"}, "--n must be a positive integer or 2^K (K <= 62), not '2^63'"},
+      {{"ladder", "reduce", "--n", "99999999999999999999"}, "--n must be a positive integer or 2^K"},
+      {{"ladder", "reduce", "--n=-5"}, "--n must be a positive integer or 2^K, not '-5'"},
+      {{"ladder", "sort"}, "unknown ladder 'sort' (reduce or scan)"},
+      {{"ladder"}, "which ladder: reduce or scan?"},
+      {{"ladder", "reduce", "scan"}, "positional"},
+      {{"ladder", "reduce", "--type", "int8"}, "--type must be one of int32, uint32, int64, uint64, float32, float64, not 'int8'"},
+      {{"ladder", "scan", "--type", "bogus"}, "not 'bogus'"},
+      {{"ladder", "reduce", "--frobnicate"}, "unrecognised option '--frobnicate'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--json", arg("table.json")});
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const run_result r = run(args);
+    EXPECT_EQ(r.exit_code, ex_usage) << r;
+    EXPECT_EQ(r.out, "") << r;
+    expect_one_error_line(r, "lookback ladder: ", c.fragment);
+    EXPECT_TRUE(snapshot(dir_).empty()) << "a failed run must create nothing\n" << r;
+  }
+}
+
+TEST_F(CliTest, LadderHelpGoesToStdout) {
+  const run_result r = run({"ladder", "--help"});
+  EXPECT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(r.out.rfind("usage: lookback ladder", 0), 0u) << r;
+  for (const char* option : {"--n", "--type", "--json", "2^24", "float32", "int32"})
+    EXPECT_TRUE(contains(r.out, option)) << option << "\n" << r;
+}
+
+std::size_t count_of(const std::string& text, const std::string& fragment) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + 1)) ++count;
+  return count;
+}
+
+// Without a GPU: exit 69 with one line, and no --json file. With one: a table of every rung and CUB,
+// all checked ok, and the same rows in the JSON file.
+TEST_F(CliTest, LadderNeedsAGpuOrPrintsTheTable) {
+  const run_result r = run({"ladder", "reduce", "--n", "1000", "--json", arg("reduce.json")});
+  if (r.exit_code == ex_unavailable) {
+    expect_one_error_line(r, "lookback ladder: ", "needs a GPU");
+    EXPECT_EQ(r.out, "") << r;
+    EXPECT_TRUE(snapshot(dir_).empty()) << r;
+    const run_result scan = run({"ladder", "scan"});
+    EXPECT_EQ(scan.exit_code, ex_unavailable) << scan;
+    expect_one_error_line(scan, "lookback ladder: ", "needs a GPU");
+    return;
+  }
+  ASSERT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_FALSE(contains(r.out, "FAILED")) << r;
+  for (const char* row : {"1 interleaved, divergent", "7 multiple elements per thread", "10 production", "CUB"})
+    EXPECT_TRUE(contains(r.out, row)) << row << "\n" << r;
+  EXPECT_EQ(count_of(r.out, " ok\n"), 11u) << r;
+  const std::string json = read_file(path("reduce.json"));
+  EXPECT_EQ(count_of(json, "\"variant\""), 11u) << json;
+  EXPECT_TRUE(contains(json, "\"family\": \"reduce\"")) << json;
+  EXPECT_TRUE(contains(json, "\"n\": 1000")) << json;
+
+  const run_result scan = run({"ladder", "scan", "--n", "100003", "--type", "float64"});
+  ASSERT_EQ(scan.exit_code, ex_ok) << scan;
+  EXPECT_EQ(scan.err, "") << scan;
+  EXPECT_FALSE(contains(scan.out, "FAILED")) << scan;
+  for (const char* row : {"1 Kogge-Stone", "6 single-pass domino", "7 production", "CUB"})
+    EXPECT_TRUE(contains(scan.out, row)) << row << "\n" << scan;
+  EXPECT_EQ(count_of(scan.out, " ok\n"), 8u) << scan;
+}
+
+// The GPU histogram and its GPU range queries against the CPU backend's, and --verify against CUB;
+// without a GPU, --verify is refused.
+TEST_F(CliBackendTest, HistogramOnTheGpuMatchesTheCpu) {
+  const bool gpu = gpu_usable();
+  // Multiples of 1/800 in [-1.25, 1.25]: some outside the range, none within rounding of a bin edge
+  // of 256 bins over [-1, 1) (a scale of 128), so CUB and ours agree exactly.
+  std::vector<float> samples;
+  for (int i = 0; i < 20000; ++i) samples.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 800.f);
+  write_input("samples.npy", array_of(samples));
+  const std::vector<std::string> common{"histogram", "-i", arg("samples.npy"), "--bins", "256", "--range=-1:1",
+                                        "--query", "0:255", "--query", "10:20"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  if (!gpu) {
+    const run_result r = run(with({"--verify", "-o", arg("v.npy")}));
+    EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+    expect_one_error_line(r, "lookback histogram: ", "--verify");
+    EXPECT_FALSE(fs::exists(path("v.npy")));
+    return;
+  }
+  const run_result cpu = run(with({"--backend", "cpu", "-o", arg("cpu.npy")}));
+  const run_result on_gpu = run(with({"--backend", "gpu", "-o", arg("gpu.npy")}));
+  const run_result verified = run(with({"--verify", "-o", arg("v.npy")}));
+  for (const run_result* r : {&cpu, &on_gpu, &verified}) EXPECT_EQ(r->exit_code, ex_ok) << *r;
+  EXPECT_EQ(on_gpu.out, cpu.out);
+  const auto lines = lines_of(verified.out);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return contains(l, "outputs match") && contains(l, "cub");
+  })) << verified;
+  for (const char* name : {"gpu.npy", "v.npy"})
+    EXPECT_EQ(elements<std::uint64_t>(read_output(name)), elements<std::uint64_t>(read_output("cpu.npy"))) << name;
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ void histogram_prefix(void* d_temp_storage, std::size_t& temp_storage_bytes, con
 template <class Counter>
 void range_counts(const Counter* d_prefix, int num_bins, const int* d_queries, std::int64_t num_queries,
                   Counter* d_counts, cudaStream_t stream = nullptr) {
+  if (num_queries < 0) throw std::invalid_argument("lookback::range_counts: negative query count");
   if (num_queries == 0) return;
   const int blocks = static_cast<int>(std::min<std::int64_t>((num_queries + 255) / 256, 4096));
   histogram::device::range_count_kernel<<<blocks, 256, 0, stream>>>(d_prefix, num_bins, d_queries, num_queries,

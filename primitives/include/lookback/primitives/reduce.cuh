@@ -29,11 +29,10 @@ void reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
   const std::int64_t wanted = (num_items + items_per_trip - 1) / items_per_trip;
   const int blocks =
       static_cast<int>(std::min<std::int64_t>(wanted, detail::resident_blocks(partials_kernel, policy::threads)));
-  // At least one slot, so that the real call never passes a null pointer and reads as a size query.
-  const detail::temp_layout<1> layout{static_cast<std::size_t>(std::max(blocks, 1)) * sizeof(T)};
+  const detail::temp_layout layout{static_cast<std::size_t>(blocks) * sizeof(T)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::reduce")) return;
 
-  T* d_partials = static_cast<T*>(layout.part(d_temp_storage, 0));
+  T* d_partials = layout.part<T>(d_temp_storage, 0);
   if (blocks > 0) {
     bool aligned = false;
     if constexpr (thread::vectorizable<InputIt, T>) aligned = thread::aligned16(d_in);

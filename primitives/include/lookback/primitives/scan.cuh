@@ -26,14 +26,17 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   using status_array = tile::status_array<T, Policy::descriptor>;
   check_item_count(num_items, "lookback::scan");
   const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
-  const temp_layout<2> layout{sizeof(unsigned), status_array::bytes_for(tiles)};
+  const temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan") || num_items == 0) return;
 
+  bool aligned = false;
+  if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
+    aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   device::single_pass_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
       d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
-      static_cast<unsigned*>(layout.part(d_temp_storage, 0)));
+      static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 

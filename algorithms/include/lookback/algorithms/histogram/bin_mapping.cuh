@@ -49,7 +49,12 @@ struct even_bins {
     b.upper = upper;
     b.num_bins = num_bins;
     if constexpr (std::is_floating_point_v<Sample>) {
-      b.reciprocal = static_cast<level>(static_cast<level>(num_bins) / static_cast<level>(upper - lower));
+      const level width = static_cast<level>(upper - lower);
+      b.reciprocal = static_cast<level>(static_cast<level>(num_bins) / width);
+      // A width or scale that overflows, or a scale that underflows to 0, would turn every bin
+      // computation into a conversion of inf or NaN to int.
+      if (!std::isfinite(width) || !std::isfinite(b.reciprocal) || b.reciprocal == level{0})
+        throw std::invalid_argument("histogram range is too wide or too narrow for the sample type's arithmetic");
     } else {
       b.range = static_cast<std::uint64_t>(upper) - static_cast<std::uint64_t>(lower);
       if (b.range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(num_bins))

@@ -3,6 +3,7 @@
 // l+32, ...) but hand each thread a run of consecutive items (blocked), as a sequential per-thread
 // scan needs. The transposition goes through a per-warp shared-memory region padded by one item every
 // 32, so that both the striped and the blocked accesses are free of bank conflicts for 4-byte items.
+#include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/warp/shuffle.cuh>
 
 #include <cstdint>
@@ -23,13 +24,33 @@ struct warp_transpose_io {
   __device__ static int padded(int i) { return i + i / warp::warp_size; }
   __device__ static int warp_index() { return static_cast<int>(threadIdx.x) / warp::warp_size; }
 
-  /// Loads the `valid` first items of the tile at `in`; missing items become `fill`.
+  using vec = thread::vector16<T>;
+  /// Whether a full tile of 16-byte aligned `It` may move as 16-byte vectors, still warp-striped
+  /// (lane l takes vectors l, l + 32, ...: 512 contiguous bytes per warp instruction).
+  template <class It>
+  static constexpr bool vector_capable = thread::vectorizable<It, T> && ItemsPerThread % vec::size == 0;
+
+  /// Loads the `valid` first items of the tile at `in`; missing items become `fill`. `vectors`: the
+  /// tile's address is 16-byte aligned, so full tiles may use vector loads.
   template <class InputIt>
-  __device__ static void load(InputIt in, int valid, T (&items)[ItemsPerThread], const T& fill, storage& s) {
+  __device__ static void load(InputIt in, int valid, T (&items)[ItemsPerThread], const T& fill, storage& s,
+                              bool vectors = false) {
     const int lane = warp::lane_id();
     const int warp_base = warp_index() * warp_items;
     T* region = s.items[warp_index()];
-    if (valid >= tile_items) {
+    if constexpr (vector_capable<InputIt>) vectors = vectors && valid >= tile_items;
+    else vectors = false;
+    if (vectors) {
+      if constexpr (vector_capable<InputIt>) {
+        const vec* d_vec = reinterpret_cast<const vec*>(in + warp_base);
+#pragma unroll
+        for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
+          const vec v = d_vec[k * warp::warp_size + lane];
+#pragma unroll
+          for (int c = 0; c < vec::size; ++c) region[padded((k * warp::warp_size + lane) * vec::size + c)] = v.items[c];
+        }
+      }
+    } else if (valid >= tile_items) {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) region[padded(k * warp::warp_size + lane)] = in[warp_base + k * warp::warp_size + lane];
     } else {
@@ -46,16 +67,30 @@ struct warp_transpose_io {
     __syncwarp();
   }
 
-  /// Stores the `valid` first items of the tile at `out`.
+  /// Stores the `valid` first items of the tile at `out` (`vectors` as for load).
   template <class OutputIt>
-  __device__ static void store(OutputIt out, int valid, const T (&items)[ItemsPerThread], storage& s) {
+  __device__ static void store(OutputIt out, int valid, const T (&items)[ItemsPerThread], storage& s,
+                               bool vectors = false) {
     const int lane = warp::lane_id();
     const int warp_base = warp_index() * warp_items;
     T* region = s.items[warp_index()];
 #pragma unroll
     for (int k = 0; k < ItemsPerThread; ++k) region[padded(lane * ItemsPerThread + k)] = items[k];
     __syncwarp();
-    if (valid >= tile_items) {
+    if constexpr (vector_capable<OutputIt>) vectors = vectors && valid >= tile_items;
+    else vectors = false;
+    if (vectors) {
+      if constexpr (vector_capable<OutputIt>) {
+        vec* d_vec = reinterpret_cast<vec*>(out + warp_base);
+#pragma unroll
+        for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
+          vec v;
+#pragma unroll
+          for (int c = 0; c < vec::size; ++c) v.items[c] = region[padded((k * warp::warp_size + lane) * vec::size + c)];
+          d_vec[k * warp::warp_size + lane] = v;
+        }
+      }
+    } else if (valid >= tile_items) {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) out[warp_base + k * warp::warp_size + lane] = region[padded(k * warp::warp_size + lane)];
     } else {

@@ -1,30 +1,33 @@
 #pragma once
 // Carves one caller-provided temporary allocation into aligned parts. The size query (null pointer)
-// and the real call build the same layout from the same arguments, so they always agree.
+// and the real call build the same layout from the same arguments, so they always agree; the total is
+// never zero, so a real call can never be mistaken for a query.
 #include <cstddef>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace lookback::detail {
 
-template <int Parts>
 class temp_layout {
  public:
   static constexpr std::size_t alignment = 256;
 
-  temp_layout(std::initializer_list<std::size_t> sizes) {
-    std::size_t offset = 0;
-    int i = 0;
-    for (std::size_t size : sizes) {
-      offsets_[i++] = offset;
-      offset += (size + alignment - 1) / alignment * alignment;
+  temp_layout(std::initializer_list<std::size_t> sizes) : temp_layout(std::vector<std::size_t>(sizes)) {}
+  explicit temp_layout(const std::vector<std::size_t>& sizes) {
+    for (const std::size_t size : sizes) {
+      offsets_.push_back(total_);
+      total_ += (size + alignment - 1) / alignment * alignment;
     }
-    total_ = offset;
+    if (total_ == 0) total_ = alignment;
   }
 
   [[nodiscard]] std::size_t total() const { return total_; }
-  [[nodiscard]] void* part(void* base, int i) const { return static_cast<char*>(base) + offsets_[i]; }
+  template <class T = void>
+  [[nodiscard]] T* part(void* base, std::size_t i) const {
+    return reinterpret_cast<T*>(static_cast<char*>(base) + offsets_.at(i));
+  }
 
   /// Writes the size when `d_temp` is null and returns true: the caller's query is answered.
   bool answer_query(void* d_temp, std::size_t& temp_bytes, const char* who) const {
@@ -39,7 +42,7 @@ class temp_layout {
   }
 
  private:
-  std::size_t offsets_[Parts] = {};
+  std::vector<std::size_t> offsets_;
   std::size_t total_ = 0;
 };
 

@@ -19,7 +19,8 @@ __device__ __forceinline__ int valid_items(std::int64_t tile, std::int64_t n) {
 /// Scans tile `tile` whose items are loaded: block scan, look-back, store.
 template <class Policy, bool Exclusive, class OutputIt, class T, class Op, class StatusArray, class Storage>
 __device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::items_per_thread], OutputIt d_out,
-                                          std::int64_t n, Op op, const T& init, const StatusArray& tiles, Storage& s) {
+                                          std::int64_t n, Op op, const T& init, const StatusArray& tiles, Storage& s,
+                                          bool vectors) {
   constexpr int items_per_thread = Policy::items_per_thread;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<T, Policy::threads>;
@@ -61,7 +62,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::
       items[k] = running;
     }
   }
-  io::store(d_out + base, valid, items, s.io);
+  io::store(d_out + base, valid, items, s.io, vectors);
 }
 
 /// Blocks take tile ids from an atomic counter in the order they start, not from blockIdx, so a
@@ -71,7 +72,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads)
     single_pass_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, T init, StatusArray tiles,
-                            unsigned* d_tile_counter) {
+                            unsigned* d_tile_counter, bool aligned) {
   using io = block::warp_transpose_io<T, Policy::threads, Policy::items_per_thread>;
   struct storage {
     typename io::storage io;
@@ -85,8 +86,10 @@ __global__ void __launch_bounds__(Policy::threads)
   __syncthreads();
   const std::int64_t tile = s.tile_id;
   T items[Policy::items_per_thread];
-  io::load(d_in + tile * Policy::tile_items, valid_items<Policy>(tile, n), items, identity_of<T>(op), s.io);
-  scan_tile<Policy, Exclusive>(tile, items, d_out, n, op, init, tiles, s);
+  // 16-byte vector accesses when the arrays are aligned and the policy asks for them.
+  const bool vectors = Policy::vector_access && aligned;
+  io::load(d_in + tile * Policy::tile_items, valid_items<Policy>(tile, n), items, identity_of<T>(op), s.io, vectors);
+  scan_tile<Policy, Exclusive>(tile, items, d_out, n, op, init, tiles, s, vectors);
 }
 
 }  // namespace lookback::device

@@ -12,10 +12,12 @@
 
 namespace lookback::policy {
 
-/// Tile shape; the look-back's wait before its first poll and back-off between polls; how descriptors
-/// publish.
-template <int Threads, int ItemsPerThread, int InitialDelayNs, int SpinDelayNs, tile::descriptor Descriptor>
+/// Tile shape; 16-byte vector global accesses (warp-striped, for aligned arrays); the look-back's wait
+/// before its first poll and back-off between polls; how descriptors publish.
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int SpinDelayNs,
+          tile::descriptor Descriptor>
 struct scan_config {
+  static constexpr bool vector_access = VectorAccess;
   static constexpr int initial_delay_ns = InitialDelayNs;
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = ItemsPerThread;
@@ -26,6 +28,6 @@ struct scan_config {
 
 /// 4-byte values: 512 threads x 16 items (32 KiB tiles); 8-byte values: 128 x 16 (16 KiB tiles).
 template <class T>
-struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, 0, 0, tile::default_descriptor<T>> {};
+struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, true, 0, 0, tile::default_descriptor<T>> {};
 
 }  // namespace lookback::policy

@@ -1,0 +1,359 @@
+// lookback ladder reduce|scan: every rung of a kernel ladder and CUB on the same fresh random data,
+// each checked against the CPU reference and timed, printed as a table in the style of Harris's.
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/array.hpp"
+#include "io/atomic_file.hpp"
+#include "typed/compare.hpp"
+#include "typed/gpu_probe.hpp"
+#include "typed/gpu_timing.hpp"
+#include "typed/ladder_ops.hpp"
+#include "typed/typed_ops.hpp"
+#include "typed/visit.hpp"
+
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <type_traits>
+
+namespace lookback::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr int warmups = 2;
+constexpr int timed_runs = 9;
+constexpr std::int64_t default_n = std::int64_t{1} << 24;
+constexpr const char* usage = "lookback ladder reduce|scan [--n N] [--type T] [--json FILE]";
+
+/// A positive count: decimal digits, or 2^K for K in 0..62.
+std::int64_t parse_count(const std::string& text) {
+  const auto refuse = [&](const std::string& why) -> std::int64_t {
+    throw cli_error(exit_code::usage, "--n " + why + ", not '" + text + "'");
+  };
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 19 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::int64_t n = 0;
+  if (text.rfind("2^", 0) == 0) {
+    const std::string exponent = text.substr(2);
+    if (!digits(exponent) || std::stoll(exponent) > 62) return refuse("must be a positive integer or 2^K (K <= 62)");
+    n = std::int64_t{1} << std::stoll(exponent);
+  } else {
+    if (!digits(text)) return refuse("must be a positive integer or 2^K");
+    const unsigned long long value = std::stoull(text);
+    if (value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max()))
+      return refuse("is too large");
+    n = static_cast<std::int64_t>(value);
+  }
+  if (n < 1) return refuse("must be at least 1");
+  return n;
+}
+
+/// Integers in [-b, b] ([0, b] unsigned) with b = min(1000, max / n), so that no partial sum of n of
+/// them can overflow; floating point in [0, 1).
+io::host_array random_input(io::dtype type, std::int64_t n, std::mt19937_64& rng) {
+  io::host_array a{type, {n}, std::vector<std::byte>(static_cast<std::size_t>(n) * io::dtype_size(type))};
+  typed::visit_numeric(type, [&](auto zero) {
+    using T = decltype(zero);
+    T* out = a.as<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      std::uniform_real_distribution<T> dist(T(0), T(1));
+      const T below_one = std::nextafter(T(1), T(0));
+      for (std::int64_t i = 0; i < n; ++i) out[i] = std::min(dist(rng), below_one);  // libstdc++ may round to 1
+    } else {
+      const auto bound = static_cast<T>(std::clamp<std::int64_t>(
+          static_cast<std::int64_t>(std::min<std::uint64_t>(std::numeric_limits<T>::max(), std::uint64_t{1} << 62)) / n,
+          1, 1000));
+      T lowest = T(0);
+      if constexpr (std::is_signed_v<T>) lowest = static_cast<T>(-bound);
+      std::uniform_int_distribution<T> dist(lowest, bound);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = dist(rng);
+    }
+  });
+  return a;
+}
+
+template <class T>
+std::string text(T value) {
+  std::ostringstream out;
+  out.precision(std::is_same_v<T, float> ? 9 : 17);
+  out << +value;
+  return out.str();
+}
+
+/// Checks a row's output bytes against the CPU reference; returns what differs, or nothing.
+using output_check = std::function<std::optional<std::string>(const std::vector<std::byte>& output)>;
+
+/// The reference is computed once: the exact (wrapping) integer sum, or a long double sum of the
+/// floating-point input with the allowance typed::sum_tolerance grants two correct summation orders.
+output_check reduce_check(const io::host_array& input) {
+  return typed::visit_numeric(input.type, [&](auto zero) -> output_check {
+    using T = decltype(zero);
+    const std::int64_t n = input.size();
+    if constexpr (std::is_floating_point_v<T>) {
+      long double sum = 0;
+      double mass = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        sum += static_cast<long double>(input.as<T>()[i]);
+        mass += std::abs(static_cast<double>(input.as<T>()[i]));
+      }
+      const double want = static_cast<double>(sum);
+      const double tolerance = typed::sum_tolerance<T>(mass, n);
+      return [want, tolerance](const std::vector<std::byte>& output) -> std::optional<std::string> {
+        T got;
+        std::memcpy(&got, output.data(), sizeof(T));
+        if (typed::values_match(want, got, tolerance)) return std::nullopt;
+        return "sum is " + text(got) + ", reference " + text(want) + " (allowance " + text(tolerance) + ")";
+      };
+    } else {
+      T want{};
+      typed::reduce_cpu(input.type, typed::op_kind::sum, input.bytes.data(), &want, n);
+      return [want](const std::vector<std::byte>& output) -> std::optional<std::string> {
+        T got;
+        std::memcpy(&got, output.data(), sizeof(T));
+        if (got == want) return std::nullopt;
+        return "sum is " + text(got) + ", reference " + text(want);
+      };
+    }
+  });
+}
+
+/// Every element: integers exactly against the sequential scan; floating point against a running long
+/// double sum, element i within typed::sum_tolerance of its first i+1 terms.
+output_check scan_check(const io::host_array& input) {
+  return typed::visit_numeric(input.type, [&](auto zero) -> output_check {
+    using T = decltype(zero);
+    const std::int64_t n = input.size();
+    const T* in = input.as<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      return [in, n](const std::vector<std::byte>& output) -> std::optional<std::string> {
+        const T* got = reinterpret_cast<const T*>(output.data());
+        long double running = 0;
+        double mass = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          running += static_cast<long double>(in[i]);
+          mass += std::abs(static_cast<double>(in[i]));
+          const double want = static_cast<double>(running);
+          if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
+            return "element " + std::to_string(i) + " is " + text(got[i]) + ", reference " + text(want);
+        }
+        return std::nullopt;
+      };
+    } else {
+      auto want = std::make_shared<std::vector<T>>(static_cast<std::size_t>(n));
+      const typed::scan_spec spec{input.type, typed::op_kind::sum, true, typed::identity(input.type, typed::op_kind::sum)};
+      typed::scan_cpu(spec, in, want->data(), n);
+      return [want, n](const std::vector<std::byte>& output) -> std::optional<std::string> {
+        const T* got = reinterpret_cast<const T*>(output.data());
+        for (std::int64_t i = 0; i < n; ++i)
+          if (got[i] != (*want)[i])
+            return "element " + std::to_string(i) + " is " + text(got[i]) + ", reference " + text((*want)[i]);
+        return std::nullopt;
+      };
+    }
+  });
+}
+
+struct row_result {
+  typed::ladder_row row;
+  float ms = 0;
+  std::optional<std::string> failure;
+};
+
+std::vector<row_result> run_ladder(typed::ladder_family family, const io::host_array& input, const output_check& check) {
+  const std::int64_t n = input.size();
+  const std::size_t output_bytes =
+      family == typed::ladder_family::reduce ? io::dtype_size(input.type) : input.bytes.size();
+  const cuda_stream stream;
+  const device_buffer<std::byte> d_in = to_device(input.bytes, stream);
+  device_buffer<std::byte> d_out(output_bytes, stream);
+  std::vector<row_result> results;
+  for (const typed::ladder_row& row : typed::ladder_rows(family)) {
+    const auto call = [&](void* d_temp, std::size_t& temp_bytes) {
+      typed::run_ladder_row(family, row, input.type, d_temp, temp_bytes, d_in.data(), d_out.data(), n, stream);
+    };
+    std::size_t temp_bytes = 0;
+    call(nullptr, temp_bytes);
+    device_buffer<std::byte> d_temp(std::max<std::size_t>(temp_bytes, 1), stream);
+    // Checked on a poisoned output first, so an element no kernel wrote cannot pass by luck.
+    d_out.fill_bytes(0xAB);
+    call(d_temp.data(), temp_bytes);
+    row_result r;
+    r.row = row;
+    r.failure = check(to_host(d_out));
+    r.ms = typed::median_time_ms(stream, [&] { call(d_temp.data(), temp_bytes); }, warmups, timed_runs);
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+double gb_per_s(std::int64_t bytes, float ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return buf;
+}
+
+struct table_context {
+  typed::ladder_family family;
+  io::dtype type;
+  std::int64_t n;
+  std::int64_t bytes;
+  std::string gpu;
+};
+
+void print_table(std::ostream& out, const table_context& c, const std::vector<row_result>& rows) {
+  std::size_t width = std::strlen("variant");
+  for (const row_result& r : rows) width = std::max(width, r.row.name.size());
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s  %10s  %9s  %8s  %10s  %s\n", static_cast<int>(width), "variant", "time (ms)",
+                "GB/s", "step", "cumulative", "check");
+  out << line;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row_result& r = rows[i];
+    char step[32] = "-";
+    if (i > 0) std::snprintf(step, sizeof step, "%.2fx", rows[i - 1].ms / r.ms);
+    std::snprintf(line, sizeof line, "%-*s  %10.4f  %9.1f  %8s  %9.2fx  %s\n", static_cast<int>(width),
+                  r.row.name.c_str(), r.ms, gb_per_s(c.bytes, r.ms), step, rows[0].ms / r.ms,
+                  r.failure ? "FAILED" : "ok");
+    out << line;
+  }
+}
+
+std::string table_json(const table_context& c, const std::vector<row_result>& rows) {
+  std::ostringstream j;
+  j << "{\n  \"command\": \"ladder\",\n  \"family\": " << json_string(std::string(typed::ladder_family_name(c.family)))
+    << ",\n  \"type\": " << json_string(std::string(io::dtype_name(c.type))) << ",\n  \"n\": " << c.n
+    << ",\n  \"bytes_moved\": " << c.bytes << ",\n  \"gpu\": " << json_string(c.gpu)
+    << ",\n  \"timing\": {\"statistic\": \"median\", \"warmups\": " << warmups << ", \"runs\": " << timed_runs
+    << "},\n  \"rows\": [\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row_result& r = rows[i];
+    j << "    {\"variant\": " << json_string(r.row.name) << ", \"rung\": " << (r.row.cub ? "null" : std::to_string(r.row.variant))
+      << ", \"cub\": " << (r.row.cub ? "true" : "false") << ", \"time_ms\": " << json_number(r.ms)
+      << ", \"gb_per_s\": " << json_number(gb_per_s(c.bytes, r.ms))
+      << ", \"step_speedup\": " << (i == 0 ? "null" : json_number(rows[i - 1].ms / r.ms))
+      << ", \"cumulative_speedup\": " << json_number(rows[0].ms / r.ms)
+      << ", \"check\": " << (r.failure ? "\"FAILED\"" : "\"ok\"");
+    if (r.failure) j << ", \"failure\": " << json_string(*r.failure);
+    j << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+  }
+  j << "  ]\n}\n";
+  return j.str();
+}
+
+}  // namespace
+
+int ladder_command(const args& a) {
+  std::string family_text, n_text, type_text, json_path;
+  po::options_description desc("ladder options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("n", po::value(&n_text)->default_value("2^24"), "number of elements: a positive integer or 2^K")
+      ("type", po::value(&type_text),
+       "element type: int32, uint32, int64, uint64, float32, float64 (default: float32 for reduce, int32 for scan, "
+       "whose every element is then checked exactly)")
+      ("json", po::value(&json_path), "also write the table's numbers to FILE as JSON");
+  po::options_description hidden;
+  hidden.add_options()("family", po::value(&family_text), "reduce | scan");
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("family", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(a).options(all).positional(positional).run(), vm);
+    if (vm.count("help") != 0) {
+      std::cout << "usage: " << usage << "\n\n"
+                << "Runs every rung of the reduce (10 kernels) or inclusive-scan (7 kernels) ladder, then CUB, on the\n"
+                << "same fresh random data (integers small enough that no sum overflows, floating point in [0, 1)),\n"
+                << "checks each result against the CPU reference and prints: time (CUDA events, median of "
+                << timed_runs << " runs\nafter " << warmups
+                << " warm-ups), GB/s (bytes read + written), step speedup (over the row above) and cumulative\n"
+                << "speedup (over row 1). A row that fails its check prints FAILED and the command exits 70.\n"
+                << "Needs a GPU (exit 69 without one). Defaults: --n 2^24, --type float32 (reduce) or int32 (scan).\n\n"
+                << desc << "\n";
+      return exit_code::ok;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw cli_error(exit_code::usage, std::string(e.what()) + " (see --help)");
+  }
+
+  if (family_text.empty()) throw cli_error(exit_code::usage, "which ladder: reduce or scan? (usage: " + std::string(usage) + ")");
+  const auto family = typed::parse_ladder_family(family_text);
+  if (!family) throw cli_error(exit_code::usage, "unknown ladder '" + family_text + "' (reduce or scan)");
+  const std::int64_t n = parse_count(n_text);
+  if (type_text.empty()) type_text = *family == typed::ladder_family::reduce ? "float32" : "int32";
+  const auto type = io::parse_dtype(type_text);
+  if (!type || !typed::is_numeric(*type))
+    throw cli_error(exit_code::usage, "--type must be one of " + typed::numeric_dtype_list() + ", not '" + type_text + "'");
+  if (const auto missing = typed::gpu_unavailable_reason())
+    throw cli_error(exit_code::unavailable, "needs a GPU: " + *missing);
+  // Created now, so that an uncreatable output fails before the minutes of work, not after.
+  std::optional<io::atomic_output_file> json;
+  if (!json_path.empty()) json.emplace(json_path);
+
+  std::mt19937_64 rng(std::random_device{}());
+  const io::host_array input = random_input(*type, n, rng);
+  const output_check check = *family == typed::ladder_family::reduce ? reduce_check(input) : scan_check(input);
+  const table_context context{*family, *type, n, typed::ladder_bytes_moved(*family, *type, n), typed::gpu_description()};
+  const std::vector<row_result> rows = run_ladder(*family, input, check);
+
+  std::cout << "lookback ladder " << typed::ladder_family_name(*family) << (*family == typed::ladder_family::scan ? " (inclusive sum)" : " (sum)")
+            << ": n = " << n << " " << io::dtype_name(*type) << " on " << context.gpu << "; median of " << timed_runs
+            << " runs after " << warmups << " warm-ups; GB/s counts " << context.bytes << " bytes read + written\n\n";
+  print_table(std::cout, context, rows);
+  if (json) {
+    json->write(table_json(context, rows));
+    json->commit();
+  }
+
+  std::string failed;
+  std::size_t failures = 0;
+  for (const row_result& r : rows) {
+    if (!r.failure) continue;
+    if (failures++ == 0) failed = r.row.name + ": " + *r.failure;
+  }
+  if (failures > 0)
+    throw cli_error(exit_code::software, std::to_string(failures) + " of " + std::to_string(rows.size()) +
+                                             " rows FAILED their check; first, " + failed);
+  return exit_code::ok;
+}
+
+}  // namespace lookback::cli

@@ -33,18 +33,15 @@ const bool registered = [] {
   constexpr auto p128 = descriptor::packed128;
   register_policy<u32, scan_config<512, 16, false, 0, 0, p64>>("512x16");
   register_policy<u32, scan_config<512, 16, true, 0, 0, p64>>("512x16_vec");
-  register_policy<u32, scan_config<256, 16, true, 0, 0, p64>>("256x16_vec");
-  register_policy<u32, scan_config<256, 24, true, 0, 0, p64>>("256x24_vec");
-  register_policy<u32, scan_config<128, 24, true, 0, 0, p64>>("128x24_vec");
-  register_policy<u32, scan_config<512, 16, true, 700, 0, p64>>("512x16_vec_wait700");
-  register_policy<u32, scan_config<512, 16, false, 700, 0, p64>>("512x16_wait700");
-  register_policy<u32, scan_config<512, 16, false, 1100, 0, p64>>("512x16_wait1100");
-  register_policy<u32, scan_config<128, 24, false, 700, 600, p64>>("128x24_wait700_spin600");
+  register_policy<u32, scan_config<512, 16, true, 1100, 0, p64>>("512x16_vec_wait1100");
+  register_policy<u32, scan_config<512, 16, true, 1500, 0, p64>>("512x16_vec_wait1500");
+  register_policy<u32, scan_config<512, 16, true, 2000, 0, p64>>("512x16_vec_wait2000");
+  register_policy<u32, scan_config<256, 16, true, 1100, 0, p64>>("256x16_vec_wait1100");
   register_policy<u64, scan_config<256, 8, false, 0, 0, descriptor::fenced>>("256x8_fenced");
   register_policy<u64, scan_config<128, 16, false, 0, 0, p128>>("128x16");
-  register_policy<u64, scan_config<128, 16, true, 0, 0, p128>>("128x16_vec");
-  register_policy<u64, scan_config<256, 8, true, 0, 0, p128>>("256x8_vec");
-  register_policy<u64, scan_config<128, 16, false, 700, 0, p128>>("128x16_wait700");
+  register_policy<u64, scan_config<128, 16, false, 1100, 0, p128>>("128x16_wait1100");
+  register_policy<u64, scan_config<128, 16, false, 1500, 0, p128>>("128x16_wait1500");
+  register_policy<u64, scan_config<128, 16, true, 1100, 0, p128>>("128x16_vec_wait1100");
   return true;
 }();
 

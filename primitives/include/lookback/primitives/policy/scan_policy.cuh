@@ -1,13 +1,16 @@
 #pragma once
 // Tuning of the single-pass scan, kept apart from the kernel. bench/scan_tuning_bench.cu times the
-// alternatives side by side (exclusive sum, 2^28 items, H200, CUDA 13.0; medians):
-//   uint32: 256x16 0.754 ms, 512x16 0.736 ms, 128x24 0.79 ms; CUB 0.700 ms, memcpy 0.507 ms.
-//     Loading tile blockIdx.x while the tile id is on the way: 0.80 ms. A persistent grid fetching
-//     its next id early: 1.10 to 1.25 ms (reserved, unstarted tiles stall the look-backs behind them).
-//     Each thread loading its own items as 16-byte vectors instead of the transposition: 0.99 ms.
-//     A 64 or 500 ns back-off between look-back polls: no change.
-//   uint64: value/fence/flag descriptors 2.06 ms, one 16-byte word 1.44 ms (256x8); 128x16 1.28 ms,
-//     256x12 1.33 ms; CUB 1.25 ms, memcpy 1.01 ms.
+// alternatives side by side (exclusive sum, 2^28 items, H200, CUDA 13.0; medians of 5):
+//   uint32 (CUB 0.698 ms, memcpy 0.513 ms): 256x16 0.754 ms, 512x16 0.748, 128x24 0.79;
+//     16-byte warp-striped vector accesses 512x16 0.734; waiting before the first look-back poll
+//     (a predecessor's descriptor takes about an L2 write latency to appear; polling sooner only
+//     contends for its L2 line) 700 ns 0.693, 1100 ns 0.670; 128x24 with CUB's waits 0.719.
+//     Measured slower and dropped: loading tile blockIdx.x while the tile id is on the way (0.80), a
+//     persistent grid fetching its next id early (1.10 to 1.25: reserved, unstarted tiles stall the
+//     look-backs behind them), each thread loading its own items as vectors without the
+//     transposition (0.99), a 64 to 500 ns back-off between polls alone (no change).
+//   uint64 (CUB 1.248 ms, memcpy 1.014 ms): value/fence/flag descriptors 2.11 ms, one 16-byte word
+//     1.30 (128x16); 256x8 1.44; vector accesses 1.31; 700 ns first wait 1.25.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 namespace lookback::policy {
@@ -26,8 +29,9 @@ struct scan_config {
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
-/// 4-byte values: 512 threads x 16 items (32 KiB tiles); 8-byte values: 128 x 16 (16 KiB tiles).
+/// 4-byte values: 512 threads x 16 items (32 KiB tiles) with vector accesses; 8-byte values: 128 x 16
+/// (16 KiB tiles). Both wait 1.1 us before the first look-back poll.
 template <class T>
-struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, true, 0, 0, tile::default_descriptor<T>> {};
+struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, sizeof(T) <= 4, 1100, 0, tile::default_descriptor<T>> {};
 
 }  // namespace lookback::policy

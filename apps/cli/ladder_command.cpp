@@ -6,6 +6,7 @@
 #include "io/array.hpp"
 #include "io/atomic_file.hpp"
 #include "typed/compare.hpp"
+#include "typed/reference.hpp"
 #include "typed/gpu_probe.hpp"
 #include "typed/gpu_timing.hpp"
 #include "typed/ladder_ops.hpp"
@@ -88,85 +89,24 @@ io::host_array random_input(io::dtype type, std::int64_t n, std::mt19937_64& rng
   return a;
 }
 
-template <class T>
-std::string text(T value) {
-  std::ostringstream out;
-  out.precision(std::is_same_v<T, float> ? 9 : 17);
-  out << +value;
-  return out.str();
-}
-
-/// Checks a row's output bytes against the CPU reference; returns what differs, or nothing.
+/// Checks a row's output bytes against the CPU reference (typed/reference.hpp); returns what differs.
 using output_check = std::function<std::optional<std::string>(const std::vector<std::byte>& output)>;
 
-/// The reference is computed once: the exact (wrapping) integer sum, or a long double sum of the
-/// floating-point input with the allowance typed::sum_tolerance grants two correct summation orders.
 output_check reduce_check(const io::host_array& input) {
-  return typed::visit_numeric(input.type, [&](auto zero) -> output_check {
-    using T = decltype(zero);
-    const std::int64_t n = input.size();
-    if constexpr (std::is_floating_point_v<T>) {
-      long double sum = 0;
-      double mass = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        sum += static_cast<long double>(input.as<T>()[i]);
-        mass += std::abs(static_cast<double>(input.as<T>()[i]));
-      }
-      const double want = static_cast<double>(sum);
-      const double tolerance = typed::sum_tolerance<T>(mass, n);
-      return [want, tolerance](const std::vector<std::byte>& output) -> std::optional<std::string> {
-        T got;
-        std::memcpy(&got, output.data(), sizeof(T));
-        if (typed::values_match(want, got, tolerance)) return std::nullopt;
-        return "sum is " + text(got) + ", reference " + text(want) + " (allowance " + text(tolerance) + ")";
-      };
-    } else {
-      T want{};
-      typed::reduce_cpu(input.type, typed::op_kind::sum, input.bytes.data(), &want, n);
-      return [want](const std::vector<std::byte>& output) -> std::optional<std::string> {
-        T got;
-        std::memcpy(&got, output.data(), sizeof(T));
-        if (got == want) return std::nullopt;
-        return "sum is " + text(got) + ", reference " + text(want);
-      };
-    }
-  });
+  return [&input](const std::vector<std::byte>& output) -> std::optional<std::string> {
+    const auto e = typed::reduce_error(typed::op_kind::sum, input, output.data());
+    if (!e) return std::nullopt;
+    return "sum is " + e->actual + ", reference " + e->expected;
+  };
 }
 
-/// Every element: integers exactly against the sequential scan; floating point against a running long
-/// double sum, element i within typed::sum_tolerance of its first i+1 terms.
 output_check scan_check(const io::host_array& input) {
-  return typed::visit_numeric(input.type, [&](auto zero) -> output_check {
-    using T = decltype(zero);
-    const std::int64_t n = input.size();
-    const T* in = input.as<T>();
-    if constexpr (std::is_floating_point_v<T>) {
-      return [in, n](const std::vector<std::byte>& output) -> std::optional<std::string> {
-        const T* got = reinterpret_cast<const T*>(output.data());
-        long double running = 0;
-        double mass = 0;
-        for (std::int64_t i = 0; i < n; ++i) {
-          running += static_cast<long double>(in[i]);
-          mass += std::abs(static_cast<double>(in[i]));
-          const double want = static_cast<double>(running);
-          if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
-            return "element " + std::to_string(i) + " is " + text(got[i]) + ", reference " + text(want);
-        }
-        return std::nullopt;
-      };
-    } else {
-      auto want = std::make_shared<std::vector<T>>(static_cast<std::size_t>(n));
-      const typed::scan_spec spec{input.type, typed::op_kind::sum, true, typed::identity(input.type, typed::op_kind::sum)};
-      typed::scan_cpu(spec, in, want->data(), n);
-      return [want, n](const std::vector<std::byte>& output) -> std::optional<std::string> {
-        const T* got = reinterpret_cast<const T*>(output.data());
-        for (std::int64_t i = 0; i < n; ++i)
-          if (got[i] != (*want)[i])
-            return "element " + std::to_string(i) + " is " + text(got[i]) + ", reference " + text((*want)[i]);
-        return std::nullopt;
-      };
-    }
-  });
+  const typed::scan_spec spec{input.type, typed::op_kind::sum, true, typed::identity(input.type, typed::op_kind::sum)};
+  return [&input, spec](const std::vector<std::byte>& output) -> std::optional<std::string> {
+    const auto e = typed::scan_error(spec, input, output.data());
+    if (!e) return std::nullopt;
+    return "element " + std::to_string(e->index) + " is " + e->actual + ", reference " + e->expected;
+  };
 }
 
 struct row_result {

@@ -3,7 +3,7 @@
 // outputs poisoned and every element checked; then the storage convention and a race stress test of
 // the chained single-pass scan.
 #include "support/gpu_test.hpp"
-#include "support/reference.hpp"
+#include "typed/reference.hpp"
 #include "support/test_sizes.hpp"
 #include "support/typed_gpu.hpp"
 #include "typed/ladder_ops.hpp"
@@ -159,20 +159,10 @@ TEST_F(ladder_domino, stress_repeated_runs_are_exact) {
     std::vector<std::byte> expected(input.bytes.size());
     typed::scan_cpu(spec, input.bytes.data(), expected.data(), n);
 
-    const cuda_stream stream;
-    const auto d_in = to_device(input.bytes, stream);
-    device_buffer<std::byte> d_out(input.bytes.size(), stream);
-    std::size_t temp_bytes = 0;
-    typed::scan_ladder(domino, type, nullptr, temp_bytes, d_in.data(), d_out.data(), n, stream);
-    device_buffer<std::byte> d_temp(temp_bytes, stream);
-    const int runs = n > 100000 ? 100 : 20;
-    for (int run = 0; run < runs; ++run) {
-      d_out.fill_bytes(poison_byte);
-      typed::scan_ladder(domino, type, d_temp.data(), temp_bytes, d_in.data(), d_out.data(), n, stream);
-      const auto got = to_host(d_out);
-      ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), expected.size()))
-          << io::dtype_name(type) << ": run " << run << " of " << runs << " differs";
-    }
+    expect_repeated_runs_exact(input, expected, n > 100000 ? 100 : 20,
+                               [&](void* t, std::size_t& b, const void* in, void* out, cudaStream_t s) {
+                                 typed::scan_ladder(domino, type, t, b, in, out, n, s);
+                               });
   }
 }
 

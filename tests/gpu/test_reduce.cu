@@ -1,7 +1,7 @@
 // The reduction: every dtype and operator against the CPU reference and CUB; run-to-run determinism;
 // unaligned and iterator inputs; the template API.
 #include "support/gpu_test.hpp"
-#include "support/reference.hpp"
+#include "typed/reference.hpp"
 #include "support/test_sizes.hpp"
 #include "support/typed_gpu.hpp"
 

@@ -1,7 +1,7 @@
 // The single-pass scan: every dtype, operator and mode against the CPU reference and CUB, then the
 // template API itself (user-defined non-commutative operators, in place, iterators, allocators).
 #include "support/gpu_test.hpp"
-#include "support/reference.hpp"
+#include "typed/reference.hpp"
 #include "support/test_sizes.hpp"
 #include "support/typed_gpu.hpp"
 
@@ -111,20 +111,10 @@ TEST_F(scan_large, stress_repeated_runs_are_exact) {
     std::vector<std::byte> expected(input.bytes.size());
     typed::scan_cpu(spec, input.bytes.data(), expected.data(), n);
 
-    const cuda_stream stream;
-    const auto d_in = to_device(input.bytes, stream);
-    device_buffer<std::byte> d_out(input.bytes.size(), stream);
-    std::size_t temp_bytes = 0;
-    typed::scan(implementation::lookback, spec, nullptr, temp_bytes, d_in.data(), d_out.data(), n, stream);
-    device_buffer<std::byte> d_temp(temp_bytes, stream);
-    const int runs = n > 100000 ? 200 : 20;
-    for (int run = 0; run < runs; ++run) {
-      d_out.fill_bytes(poison_byte);
-      typed::scan(implementation::lookback, spec, d_temp.data(), temp_bytes, d_in.data(), d_out.data(), n, stream);
-      const auto got = to_host(d_out);
-      ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), expected.size()))
-          << io::dtype_name(type) << ": run " << run << " of " << runs << " differs";
-    }
+    expect_repeated_runs_exact(input, expected, n > 100000 ? 200 : 20,
+                               [&](void* t, std::size_t& b, const void* in, void* out, cudaStream_t s) {
+                                 typed::scan(implementation::lookback, spec, t, b, in, out, n, s);
+                               });
   }
 }
 

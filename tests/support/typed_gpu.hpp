@@ -7,6 +7,7 @@
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/stream.cuh>
 
+#include <cstring>
 #include <vector>
 
 namespace lookback::test {
@@ -35,6 +36,27 @@ inline std::vector<std::byte> gpu_reduce(typed::implementation impl, typed::op_k
   return run_typed(input, io::dtype_size(input.type), [&](void* t, std::size_t& b, const void* i, void* o, cudaStream_t s) {
     typed::reduce(impl, input.type, op, t, b, i, o, input.size(), s);
   });
+}
+
+/// Look-back races show up as rare errors that move between runs: runs `call` (a CUB-style typed
+/// scan, temporary storage queried with a null pointer) `runs` times on one input, poisoning the
+/// output each time, and requires every run to equal `expected` byte for byte.
+template <class Call>
+void expect_repeated_runs_exact(const io::host_array& input, const std::vector<std::byte>& expected, int runs,
+                                Call call) {
+  const cuda_stream stream;
+  const auto d_in = to_device(input.bytes, stream);
+  device_buffer<std::byte> d_out(input.bytes.size(), stream);
+  std::size_t temp_bytes = 0;
+  call(nullptr, temp_bytes, d_in.data(), d_out.data(), stream.get());
+  device_buffer<std::byte> d_temp(temp_bytes, stream);
+  for (int run = 0; run < runs; ++run) {
+    d_out.fill_bytes(poison_byte);
+    call(d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream.get());
+    const auto got = to_host(d_out);
+    ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), expected.size()))
+        << io::dtype_name(input.type) << ": run " << run << " of " << runs << " differs";
+  }
 }
 
 }  // namespace lookback::test

@@ -1,4 +1,4 @@
-#include "support/reference.hpp"
+#include "typed/reference.hpp"
 
 #include "typed/visit.hpp"
 
@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace lookback::test {
+namespace lookback::typed {
 namespace {
 template <class T>
 std::string text(T v) {
@@ -71,4 +71,4 @@ std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_ar
   });
 }
 
-}  // namespace lookback::test
+}  // namespace lookback::typed

@@ -1,0 +1,42 @@
+// libFuzzer target: the parsers behind the command's option values (--dtype, --op, --init, and the
+// histogram's --bins/--range checks). Input: "word<NUL>word<NUL>..."; none may crash or throw.
+#include "typed/histogram_ops.hpp"
+#include "typed/typed_ops.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> words(1);
+  for (std::size_t i = 0; i < size; ++i) {
+    if (data[i] == 0) words.emplace_back();
+    else words.back().push_back(static_cast<char>(data[i]));
+  }
+  using namespace lookback;
+  for (const std::string& w : words) {
+    (void)io::parse_dtype(w);
+    (void)typed::parse_op(w);
+    for (const io::dtype t : {io::dtype::int32, io::dtype::uint32, io::dtype::int64, io::dtype::uint64,
+                              io::dtype::float32, io::dtype::float64})
+      if (const auto v = typed::parse_scalar(t, w)) (void)typed::format_scalar(*v);
+  }
+  if (words.size() >= 3) {
+    typed::histogram_spec spec;
+    spec.num_bins = std::atoi(words[0].c_str());
+    spec.lower = std::strtod(words[1].c_str(), nullptr);
+    spec.upper = std::strtod(words[2].c_str(), nullptr);
+    for (const io::dtype t : {io::dtype::uint8, io::dtype::uint16, io::dtype::int32, io::dtype::uint32,
+                              io::dtype::float32, io::dtype::float64}) {
+      spec.sample = t;
+      // Whatever the checks accept, the CPU histogram must then compute without tripping a sanitizer.
+      if (typed::histogram_spec_problem(spec).empty()) {
+        const std::uint8_t samples[16] = {1, 2, 3, 4, 250, 251, 252, 253, 0, 0, 0, 0, 255, 255, 255, 127};
+        std::vector<unsigned long long> counts(static_cast<std::size_t>(spec.num_bins));
+        spec.counter = io::dtype::uint64;
+        typed::histogram_even_cpu(spec, samples, 16 / static_cast<std::int64_t>(io::dtype_size(t)), counts.data());
+      }
+    }
+  }
+  return 0;
+}

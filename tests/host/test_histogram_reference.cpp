@@ -142,6 +142,22 @@ TEST(HistogramEvenBinsIntegers, RandomRangesMatchExactArithmetic) {
   expect_exact_bins_for_random_ranges<std::uint32_t>(4);
 }
 
+// The map switches from 32-bit to 64-bit operands when the range reaches 2^32: both sides of the switch,
+// each bin's first value and the one before it.
+TEST(HistogramEvenBinsIntegers, RangesEitherSideOf32BitOperands) {
+  for (const std::int64_t upper : {(std::int64_t{1} << 32) - 1, std::int64_t{1} << 32})
+    for (const int bins : {1, 3, 255, 65536}) {
+      const auto map = hist::even_bins<std::uint32_t>::make(bins, 0, upper);
+      for (int b = 0; b < bins; b += std::max(1, bins / 97)) {
+        const auto first = static_cast<std::int64_t>((static_cast<unsigned __int128>(b) * upper + bins - 1) / bins);
+        for (const std::int64_t x : {first - 1, first, first + 1})
+          if (x >= 0 && x <= highest<std::uint32_t>())
+            ASSERT_EQ(map(static_cast<std::uint32_t>(x)), exact_bin(x, 0, upper, bins))
+                << "x=" << x << " over [0, " << upper << ") in " << bins << " bins";
+      }
+    }
+}
+
 TEST(HistogramEvenBinsIntegers, LevelsBeyondTheSampleType) {
   // int64 levels reach past the sample type: [-5, 300) for uint8 holds all 256 values.
   expect_exact_bins_for_all<std::uint8_t>(-5, 300, 10, 0, 255);

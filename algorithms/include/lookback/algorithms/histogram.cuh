@@ -19,10 +19,11 @@
 namespace lookback {
 namespace histogram::detail {
 
-template <class Sample, class Counter, class BinMap>
-void run(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins, const BinMap& bin_of,
-         cudaStream_t stream) {
-  using policy = policy::histogram;
+/// The histogram with an explicit tuning policy (the benchmarks compare policies through it).
+template <class Policy, class Sample, class Counter, class BinMap>
+void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins,
+                     const BinMap& bin_of, cudaStream_t stream) {
+  using policy = Policy;
   lookback::detail::check_item_count(num_samples, "lookback::histogram");
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(num_bins) * sizeof(Counter), stream));
   if (num_samples == 0) return;
@@ -50,6 +51,12 @@ void run(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram
     kernel<<<blocks, policy::threads, 0, stream>>>(d_samples, num_samples, aligned, bin_of, d_histogram);
   }
   LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+template <class Sample, class Counter, class BinMap>
+void run(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins, const BinMap& bin_of,
+         cudaStream_t stream) {
+  run_with_policy<policy::histogram>(d_samples, num_samples, d_histogram, num_bins, bin_of, stream);
 }
 
 }  // namespace histogram::detail

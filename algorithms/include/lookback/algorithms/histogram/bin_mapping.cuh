@@ -23,8 +23,9 @@ inline constexpr int max_bins = 1 << 16;
 /// num_bins equal bins over [lower, upper): bin = floor((x - lower) * num_bins / (upper - lower)).
 /// Floating point as CUB computes it, (x - lower) * (num_bins / (upper - lower)) in the sample type;
 /// a product that rounds up to num_bins for an x just below `upper` counts in the last bin. Integers
-/// exactly, in 64-bit arithmetic: a float estimate corrected by exact products, so no division per
-/// sample.
+/// exactly: a float estimate corrected by exact products, so no division per sample; in 32-bit
+/// operands (one wide multiply each) whenever the range fits 32 bits, which it does for every sample
+/// type but a full-width uint32/int32 range.
 template <class Sample>
 struct even_bins {
   using level = level_t<Sample>;
@@ -34,6 +35,7 @@ struct even_bins {
   level reciprocal{};        // floating point
   std::uint64_t range = 1;   // integers: upper - lower
   float approximate_scale{}; // integers: num_bins / range
+  bool narrow = true;        // integers: range < 2^32
 
   /// Validates and precomputes; throws std::invalid_argument naming the problem.
   static even_bins make(int num_bins, level lower, level upper) {
@@ -60,6 +62,7 @@ struct even_bins {
       if (b.range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(num_bins))
         throw std::invalid_argument("histogram range times the number of bins overflows 64 bits");
       b.approximate_scale = static_cast<float>(num_bins) / static_cast<float>(b.range);
+      b.narrow = b.range <= 0xffffffffull;
     }
     return b;
   }
@@ -72,14 +75,23 @@ struct even_bins {
       return bin < num_bins ? bin : num_bins - 1;
     } else {
       const std::uint64_t offset = static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(lower);
-      const std::uint64_t scaled = offset * static_cast<std::uint64_t>(num_bins);
-      int bin = static_cast<int>(static_cast<float>(offset) * approximate_scale);
-      bin = bin < 0 ? 0 : bin >= num_bins ? num_bins - 1 : bin;
-      // The exact bin satisfies bin * range <= offset * num_bins < (bin + 1) * range.
-      while (bin > 0 && static_cast<std::uint64_t>(bin) * range > scaled) --bin;
-      while (bin + 1 < num_bins && static_cast<std::uint64_t>(bin + 1) * range <= scaled) ++bin;
-      return bin;
+      if (narrow) return exact_bin(static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(range));
+      return exact_bin(offset, range);
     }
+  }
+
+ private:
+  /// floor(offset * num_bins / range) for offset < range: the float estimate is off by at most one
+  /// or two bins; products in Word's double width settle it, since the exact bin satisfies
+  /// bin * range <= offset * num_bins < (bin + 1) * range.
+  template <class Word>
+  __host__ __device__ int exact_bin(Word offset, Word width) const {
+    const std::uint64_t scaled = static_cast<std::uint64_t>(offset) * static_cast<std::uint32_t>(num_bins);
+    int bin = static_cast<int>(static_cast<float>(offset) * approximate_scale);
+    bin = bin < 0 ? 0 : bin >= num_bins ? num_bins - 1 : bin;
+    while (bin > 0 && static_cast<std::uint64_t>(static_cast<Word>(bin)) * width > scaled) --bin;
+    while (bin + 1 < num_bins && static_cast<std::uint64_t>(static_cast<Word>(bin + 1)) * width <= scaled) ++bin;
+    return bin;
   }
 };
 

@@ -11,15 +11,18 @@
 
 namespace lookback::histogram::device {
 
-/// Counts one sample's bin (or nothing for -1) into `counts`, aggregating a warp that agrees.
-template <class Counter>
+/// Counts one sample's bin (or nothing for -1) into `counts`, with WarpAggregation adding a warp
+/// that agrees with one atomic.
+template <bool WarpAggregation, class Counter>
 __device__ __forceinline__ void count_bin(Counter* counts, int bin) {
-  const int first = __shfl_sync(warp::full_mask, bin, 0);
-  if (__all_sync(warp::full_mask, bin == first)) {
-    if (warp::lane_id() == 0 && first >= 0) atomicAdd(counts + first, Counter{32});
-  } else if (bin >= 0) {
-    atomicAdd(counts + bin, Counter{1});
+  if constexpr (WarpAggregation) {
+    const int first = __shfl_sync(warp::full_mask, bin, 0);
+    if (__all_sync(warp::full_mask, bin == first)) {
+      if (warp::lane_id() == 0 && first >= 0) atomicAdd(counts + first, Counter{32});
+      return;
+    }
   }
+  if (bin >= 0) atomicAdd(counts + bin, Counter{1});
 }
 
 /// Visits every sample once with whole warps in step (so warp votes are always full): each lane
@@ -70,7 +73,7 @@ __global__ void __launch_bounds__(Policy::threads)
   __syncthreads();
   unsigned* mine = shared_counts + (threadIdx.x / warp::warp_size) % copies * num_bins;
   for_each_sample<Policy>(d_samples, n, aligned,
-                          [&](Sample x, bool valid) { count_bin(mine, valid ? bin_of(x) : -1); });
+                          [&](Sample x, bool valid) { count_bin<Policy::warp_aggregation>(mine, valid ? bin_of(x) : -1); });
   __syncthreads();
   for (int bin = threadIdx.x; bin < num_bins; bin += Policy::threads) {
     unsigned total = 0;
@@ -84,7 +87,7 @@ __global__ void __launch_bounds__(Policy::threads)
     global_histogram_kernel(const Sample* d_samples, std::int64_t n, bool aligned, BinMap bin_of,
                             Counter* d_histogram) {
   for_each_sample<Policy>(d_samples, n, aligned,
-                          [&](Sample x, bool valid) { count_bin(d_histogram, valid ? bin_of(x) : -1); });
+                          [&](Sample x, bool valid) { count_bin<Policy::warp_aggregation>(d_histogram, valid ? bin_of(x) : -1); });
 }
 
 /// counts[q] = prefix[b + 1] - prefix[a] for query q = (a, b); 0 for a query outside the bins.

@@ -1,4 +1,4 @@
-// Scan policies side by side (tile shape, look-back back-off, descriptor kind), for
+// Scan policies side by side (tile shape, vector accesses, first-poll wait, descriptor kind), for
 // choosing policy::scan. Not part of the main table; run with --benchmark_filter=scan_tune.
 #include "support/bench_support.cuh"
 
@@ -31,17 +31,17 @@ const bool registered = [] {
   using u64 = std::uint64_t;
   constexpr auto p64 = descriptor::packed64;
   constexpr auto p128 = descriptor::packed128;
-  register_policy<u32, scan_config<512, 16, false, 0, 0, p64>>("512x16");
-  register_policy<u32, scan_config<512, 16, true, 0, 0, p64>>("512x16_vec");
-  register_policy<u32, scan_config<512, 16, true, 1100, 0, p64>>("512x16_vec_wait1100");
-  register_policy<u32, scan_config<512, 16, true, 1500, 0, p64>>("512x16_vec_wait1500");
-  register_policy<u32, scan_config<512, 16, true, 2000, 0, p64>>("512x16_vec_wait2000");
-  register_policy<u32, scan_config<256, 16, true, 1100, 0, p64>>("256x16_vec_wait1100");
-  register_policy<u64, scan_config<256, 8, false, 0, 0, descriptor::fenced>>("256x8_fenced");
-  register_policy<u64, scan_config<128, 16, false, 0, 0, p128>>("128x16");
-  register_policy<u64, scan_config<128, 16, false, 1100, 0, p128>>("128x16_wait1100");
-  register_policy<u64, scan_config<128, 16, false, 1500, 0, p128>>("128x16_wait1500");
-  register_policy<u64, scan_config<128, 16, true, 1100, 0, p128>>("128x16_vec_wait1100");
+  register_policy<u32, scan_config<512, 16, false, 0, p64>>("512x16");
+  register_policy<u32, scan_config<512, 16, true, 0, p64>>("512x16_vec");
+  register_policy<u32, scan_config<512, 16, true, 1100, p64>>("512x16_vec_wait1100");
+  register_policy<u32, scan_config<512, 16, true, 1500, p64>>("512x16_vec_wait1500");
+  register_policy<u32, scan_config<512, 16, true, 2000, p64>>("512x16_vec_wait2000");
+  register_policy<u32, scan_config<256, 16, true, 1100, p64>>("256x16_vec_wait1100");
+  register_policy<u64, scan_config<256, 8, false, 0, descriptor::fenced>>("256x8_fenced");
+  register_policy<u64, scan_config<128, 16, false, 0, p128>>("128x16");
+  register_policy<u64, scan_config<128, 16, false, 1100, p128>>("128x16_wait1100");
+  register_policy<u64, scan_config<128, 16, false, 1500, p128>>("128x16_wait1500");
+  register_policy<u64, scan_config<128, 16, true, 1100, p128>>("128x16_vec_wait1100");
   return true;
 }();
 

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       spec.sample = t;
       // Whatever the checks accept, the CPU histogram must then compute without tripping a sanitizer.
       if (typed::histogram_spec_problem(spec).empty()) {
-        const std::uint8_t samples[16] = {1, 2, 3, 4, 250, 251, 252, 253, 0, 0, 0, 0, 255, 255, 255, 127};
+        alignas(8) const std::uint8_t samples[16] = {1, 2, 3, 4, 250, 251, 252, 253, 0, 0, 0, 0, 255, 255, 255, 127};
         std::vector<unsigned long long> counts(static_cast<std::size_t>(spec.num_bins));
         spec.counter = io::dtype::uint64;
         typed::histogram_even_cpu(spec, samples, 16 / static_cast<std::int64_t>(io::dtype_size(t)), counts.data());

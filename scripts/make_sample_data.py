@@ -30,7 +30,7 @@ def main():
     counts = [int(-math.log(1.0 - rng.random()) * 4) for _ in range(1 << 18)]
     write_npy(out / "events_uint32.npy", "<u4", "I", counts)
     # A smooth sensor signal with noise, in double precision.
-    signal = [math.sin(i / 200.0) * 10 + rng.gauss(0, 0.5) for _ in range(1) for i in range(40_000)]
+    signal = [math.sin(i / 200.0) * 10 + rng.gauss(0, 0.5) for i in range(40_000)]
     write_npy(out / "sensor_float64.npy", "<f8", "d", signal)
 
 

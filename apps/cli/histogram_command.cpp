@@ -110,10 +110,13 @@ int histogram_command(const args& a) {
   if (!counter || !typed::is_histogram_counter(*counter))
     throw cli_error(exit_code::usage, "--counter must be uint32 or uint64, not '" + counter_text + "'");
   spec.counter = *counter;
-  if (bins < 1 || bins > 65536) throw cli_error(exit_code::usage, "--bins must be between 1 and 65536, not " + std::to_string(bins));
+  if (const std::string problem = typed::bins_problem(bins); !problem.empty()) throw cli_error(exit_code::usage, problem);
   std::vector<int> queries;
   for (const std::string& q : query_texts) append_query_option(q, bins, queries);
-  if (!output.empty()) io::refuse_same_file(input, output);
+  if (!output.empty()) {
+    io::refuse_same_file(input, output);
+    if (!queries_file.empty()) io::refuse_same_file(queries_file, output);
+  }
   const backend b = resolve_backend(common);
   if (!queries_file.empty()) append_query_file(queries_file, bins, queries);
 

@@ -62,6 +62,9 @@ std::int64_t parse_count(const std::string& text) {
     n = static_cast<std::int64_t>(value);
   }
   if (n < 1) return refuse("must be at least 1");
+  // Host and device hold several n-element arrays of up to 8 bytes: past 2^34 items the byte counts
+  // leave every real machine (and near 2^60 they would wrap).
+  if (n > (std::int64_t{1} << 34)) return refuse("is too large (at most 2^34)");
   return n;
 }
 

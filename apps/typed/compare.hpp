@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -34,6 +35,15 @@ bool values_match(Expected expected, T actual, double tolerance) {
     if (std::isinf(expected)) return expected == static_cast<double>(actual);
     return std::abs(static_cast<double>(actual) - expected) <= tolerance;
   }
+}
+
+/// A value in full precision, for mismatch reports.
+template <class T>
+std::string format_value(T value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << +value;
+  return out.str();
 }
 
 struct mismatch {

@@ -23,9 +23,13 @@ std::string histogram_sample_list() { return "uint8, uint16, int32, uint32, floa
 
 bool is_histogram_counter(io::dtype type) { return type == io::dtype::uint32 || type == io::dtype::uint64; }
 
+std::string bins_problem(int num_bins) {
+  if (num_bins >= 1 && num_bins <= histogram::max_bins) return {};
+  return "--bins must be between 1 and " + std::to_string(histogram::max_bins) + ", not " + std::to_string(num_bins);
+}
+
 std::string histogram_spec_problem(const histogram_spec& spec) {
-  if (spec.num_bins < 1 || spec.num_bins > histogram::max_bins)
-    return "--bins must be between 1 and " + std::to_string(histogram::max_bins) + ", not " + std::to_string(spec.num_bins);
+  if (std::string problem = bins_problem(spec.num_bins); !problem.empty()) return problem;
   if (!std::isfinite(spec.lower) || !std::isfinite(spec.upper)) return "--range must be finite";
   if (!(spec.lower < spec.upper)) return "--range needs LO < HI";
   const bool integral_samples = visit_histogram_sample(spec.sample, [](auto zero) {

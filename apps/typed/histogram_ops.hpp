@@ -26,6 +26,9 @@ struct histogram_spec {
   double upper = 256;
 };
 
+/// Why a bin count is refused ("--bins must be between 1 and 65536, not 0"), or empty.
+std::string bins_problem(int num_bins);
+
 /// Why `spec` is not a valid even histogram for its sample type (bins, range order and finiteness,
 /// integral limits for integer samples), or empty when it is.
 std::string histogram_spec_problem(const histogram_spec& spec);

@@ -9,16 +9,6 @@
 #include <vector>
 
 namespace lookback::typed {
-namespace {
-template <class T>
-std::string text(T v) {
-  std::ostringstream out;
-  out.precision(17);
-  out << +v;
-  return out.str();
-}
-}  // namespace
-
 std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io::host_array& input, const void* actual) {
   const std::int64_t n = input.size();
   return typed::visit_numeric(spec.type, [&](auto zero) -> std::optional<typed::mismatch> {
@@ -36,7 +26,7 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
           mass += std::abs(static_cast<double>(in[i]));
           const double want = static_cast<double>(spec.inclusive ? running : before);
           if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
-            return typed::mismatch{i, text(want), text(got[i])};
+            return typed::mismatch{i, format_value(want), format_value(got[i])};
         }
         return std::nullopt;
       }
@@ -62,7 +52,7 @@ std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_ar
         }
         const double want = static_cast<double>(sum);
         if (typed::values_match(want, got, typed::sum_tolerance<T>(mass, n))) return std::nullopt;
-        return typed::mismatch{0, text(want), text(got)};
+        return typed::mismatch{0, format_value(want), format_value(got)};
       }
     }
     T expected{};

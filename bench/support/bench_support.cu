@@ -43,6 +43,8 @@ cudaStream_t stream() {
 }
 
 const void* random_input(io::dtype type, std::int64_t n) {
+  // The stream first: statics die in reverse order, and the buffers free on it.
+  (void)stream();
   static std::map<input_key, device_buffer<std::byte>> inputs;
   static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   auto it = inputs.find({type, n});
@@ -58,6 +60,7 @@ const void* random_input(io::dtype type, std::int64_t n) {
 }
 
 void* scratch(std::size_t bytes, int slot) {
+  (void)stream();
   static std::map<int, device_buffer<std::byte>> buffers;
   auto& b = buffers[slot];
   if (b.size() < bytes) b = device_buffer<std::byte>(bytes, stream());

@@ -169,12 +169,13 @@ void check_affine_scan(std::int64_t n, bool inclusive) {
 
 class scan_api : public gpu_test {};
 
-TEST_F(scan_api, non_commutative_operator_packed_and_wide_descriptors) {
+TEST_F(scan_api, non_commutative_operator_on_every_descriptor_kind) {
   for (const std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{300007}, std::int64_t{1} << 21}) {
     if (n > max_test_size()) continue;
     for (const bool inclusive : {false, true}) {
-      check_affine_scan<std::uint16_t>(n, inclusive);  // 4 bytes: value and status in one word
-      check_affine_scan<std::uint32_t>(n, inclusive);  // 8 bytes: value, then flag
+      check_affine_scan<std::uint16_t>(n, inclusive);  // 4 bytes: value and status in one 8-byte word
+      check_affine_scan<std::uint32_t>(n, inclusive);  // 8 bytes: value and status in one 16-byte word
+      check_affine_scan<std::uint64_t>(n, inclusive);  // 16 bytes: value, release, then status
     }
   }
 }

@@ -986,6 +986,8 @@ TEST_F(CliTest, LadderUsageErrors) {
       {{"ladder", "reduce", "--n", "1.5"}, "--n must be a positive integer or 2^K, not '1.5'"},
       {{"ladder", "reduce", "--n", ""}, "--n must be a positive integer or 2^K, not ''"},
       {{"ladder", "reduce", "--n", "2^63"}, "--n must be a positive integer or 2^K (K <= 62), not '2^63'"},
+      {{"ladder", "reduce", "--n", "2^35"}, "--n is too large (at most 2^34), not '2^35'"},
+      {{"ladder", "reduce", "--n", "17179869185"}, "--n is too large (at most 2^34), not '17179869185'"},
       {{"ladder", "reduce", "--n", "99999999999999999999"}, "--n must be a positive integer or 2^K"},
       {{"ladder", "reduce", "--n=-5"}, "--n must be a positive integer or 2^K, not '-5'"},
       {{"ladder", "sort"}, "unknown ladder 'sort' (reduce or scan)"},

@@ -36,12 +36,9 @@ void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter*
   if (copies >= 1) {
     const auto kernel = device::shared_histogram_kernel<policy, Sample, Counter, BinMap>;
     const int shared_bytes = copies * num_bins * static_cast<int>(sizeof(unsigned));
-    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    int device = 0, sms = 0, per_sm = 0;
-    LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
-    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, policy::threads, shared_bytes));
-    const int blocks = static_cast<int>(std::min<std::int64_t>(wanted, std::int64_t{sms} * std::max(per_sm, 1)));
+    // resident_blocks also raises the kernel's dynamic shared-memory limit past 48 KiB when needed.
+    const int blocks = static_cast<int>(std::min<std::int64_t>(
+        wanted, lookback::detail::resident_blocks(kernel, policy::threads, shared_bytes)));
     kernel<<<blocks, policy::threads, shared_bytes, stream>>>(d_samples, num_samples, aligned, bin_of, num_bins,
                                                               copies, d_histogram);
   } else {
@@ -76,8 +73,7 @@ void histogram_even(const Sample* d_samples, std::int64_t num_samples, Counter* 
 template <class Sample, class Counter>
 void histogram_range(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins,
                      const histogram::level_t<Sample>* d_levels, cudaStream_t stream = nullptr) {
-  if (num_bins < 1 || num_bins > histogram::max_bins)
-    throw std::invalid_argument("number of bins must be between 1 and 65536, not " + std::to_string(num_bins));
+  histogram::check_bins(num_bins);
   histogram::detail::run(d_samples, num_samples, d_histogram, num_bins,
                          histogram::range_bins<Sample>{d_levels, num_bins + 1}, stream);
 }

@@ -17,7 +17,6 @@ class cuda_stream {
   }
   [[nodiscard]] cudaStream_t get() const noexcept { return stream_; }
   operator cudaStream_t() const noexcept { return stream_; }
-  void synchronize() const { LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream_)); }
 
  private:
   cudaStream_t stream_ = nullptr;

@@ -20,6 +20,13 @@ using level_t = std::conditional_t<std::is_floating_point_v<Sample>, Sample, std
 
 inline constexpr int max_bins = 1 << 16;
 
+/// Throws std::invalid_argument unless 1 <= num_bins <= max_bins.
+inline void check_bins(int num_bins) {
+  if (num_bins < 1 || num_bins > max_bins)
+    throw std::invalid_argument("number of bins must be between 1 and " + std::to_string(max_bins) + ", not " +
+                                std::to_string(num_bins));
+}
+
 /// num_bins equal bins over [lower, upper): bin = floor((x - lower) * num_bins / (upper - lower)).
 /// Floating point as CUB computes it, (x - lower) * (num_bins / (upper - lower)) in the sample type;
 /// a product that rounds up to num_bins for an x just below `upper` counts in the last bin. Integers
@@ -39,9 +46,7 @@ struct even_bins {
 
   /// Validates and precomputes; throws std::invalid_argument naming the problem.
   static even_bins make(int num_bins, level lower, level upper) {
-    if (num_bins < 1 || num_bins > max_bins)
-      throw std::invalid_argument("number of bins must be between 1 and " + std::to_string(max_bins) + ", not " +
-                                  std::to_string(num_bins));
+    check_bins(num_bins);
     if constexpr (std::is_floating_point_v<Sample>) {
       if (!std::isfinite(lower) || !std::isfinite(upper)) throw std::invalid_argument("histogram range must be finite");
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Block-wide reduction: warp shuffles, then the first warp reduces the per-warp totals in warp
-// order. Only thread 0's result is defined.
+// order. Only thread 0's result is defined. The storage serves one call (a second needs a
+// __syncthreads() first).
 #include <lookback/primitives/warp/warp_reduce.cuh>
 
 namespace lookback::block {

@@ -1,6 +1,7 @@
 #pragma once
 // Block-wide exclusive scan of one value per thread: warp scans, then the first warp scans the warp
-// totals. Every thread receives its exclusive prefix and the block total.
+// totals. Every thread receives its exclusive prefix and the block total. The storage serves one call:
+// a second call on it needs a __syncthreads() first, or fast threads overwrite what slow ones read.
 #include <lookback/primitives/warp/warp_scan.cuh>
 
 namespace lookback::block {

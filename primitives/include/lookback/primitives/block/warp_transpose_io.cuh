@@ -3,6 +3,8 @@
 // l+32, ...) but hand each thread a run of consecutive items (blocked), as a sequential per-thread
 // scan needs. The transposition goes through a per-warp shared-memory region padded by one item every
 // 32, so that both the striped and the blocked accesses are free of bank conflicts for 4-byte items.
+// A store may follow a load on the same storage (load ends with __syncwarp); a load after a store
+// needs a __syncwarp() first.
 #include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/warp/shuffle.cuh>
 

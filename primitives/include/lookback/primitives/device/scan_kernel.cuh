@@ -42,7 +42,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::
     }
   } else if (threadIdx.x < warp::warp_size) {
     if (threadIdx.x == 0) tiles.publish(tile, tile::status::aggregate, block_total);
-    const T prefix = tile::lookback_exclusive_prefix<Policy::initial_delay_ns, Policy::spin_delay_ns>(tiles, tile, op, identity);
+    const T prefix = tile::lookback_exclusive_prefix<Policy::initial_delay_ns>(tiles, tile, op, identity);
     if (threadIdx.x == 0) {
       tiles.publish(tile, tile::status::inclusive_prefix, op(prefix, block_total));
       s.tile_prefix = prefix;

@@ -16,22 +16,22 @@
 namespace lookback::policy {
 
 /// Tile shape; 16-byte vector global accesses (warp-striped, for aligned arrays); the look-back's wait
-/// before its first poll and back-off between polls; how descriptors publish.
-template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int SpinDelayNs,
-          tile::descriptor Descriptor>
+/// before its first poll; how descriptors publish.
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, tile::descriptor Descriptor>
 struct scan_config {
   static constexpr bool vector_access = VectorAccess;
   static constexpr int initial_delay_ns = InitialDelayNs;
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = Threads * ItemsPerThread;
-  static constexpr int spin_delay_ns = SpinDelayNs;
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
 /// 4-byte values: 512 threads x 16 items (32 KiB tiles) with vector accesses; 8-byte values: 128 x 16
-/// (16 KiB tiles). Both wait 1.1 us before the first look-back poll.
+/// (16 KiB tiles); wider values 128 x 4, to stay within a block's 48 KiB of static shared memory
+/// (not measured). All wait 1.1 us before the first look-back poll.
 template <class T>
-struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, 16, sizeof(T) <= 4, 1100, 0, tile::default_descriptor<T>> {};
+struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, sizeof(T) <= 4, 1100,
+                          tile::default_descriptor<T>> {};
 
 }  // namespace lookback::policy

@@ -8,7 +8,8 @@ namespace lookback::thread {
 
 template <class T>
 struct alignas(16) vector16 {
-  static constexpr int size = 16 / sizeof(T);
+  // Types wider than 16 bytes never load as vectors (see vectorizable); one item keeps sizes positive.
+  static constexpr int size = sizeof(T) <= 16 ? static_cast<int>(16 / sizeof(T)) : 1;
   T items[size];
 };
 

@@ -13,10 +13,10 @@
 namespace lookback::tile {
 
 /// Called by all 32 lanes of one warp; returns the combination of every item before `tile`.
-/// InitialDelayNs waits before the first poll (a predecessor's descriptor takes about an L2 write
-/// latency to appear); SpinDelayNs backs off between polls of a window that is not ready. Both ease
-/// contention on the L2 lines that hold the descriptors.
-template <int InitialDelayNs = 0, int SpinDelayNs = 0, class T, class Op, class StatusArray>
+/// InitialDelayNs waits before the first poll: a predecessor's descriptor takes about an L2 write
+/// latency to appear, and polling sooner only contends for the L2 lines that hold the descriptors
+/// (policy/scan_policy.cuh has the measurements; a back-off between later polls changed nothing).
+template <int InitialDelayNs = 0, class T, class Op, class StatusArray>
 __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t tile, Op op, const T& identity) {
   const int lane = warp::lane_id();
   if constexpr (InitialDelayNs > 0) __nanosleep(InitialDelayNs);
@@ -28,7 +28,6 @@ __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t ti
     for (;;) {
       if (predecessor >= 0) st = tiles.read(predecessor, value);
       if (!__any_sync(warp::full_mask, st == status::not_ready)) break;
-      if constexpr (SpinDelayNs > 0) __nanosleep(SpinDelayNs);
     }
     const unsigned prefix_lanes = __ballot_sync(warp::full_mask, st == status::inclusive_prefix);
     const int last = prefix_lanes != 0 ? __ffs(static_cast<int>(prefix_lanes)) - 1 : warp::warp_size - 1;

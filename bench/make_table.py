@@ -34,8 +34,12 @@ def main():
     print("'% memcpy' is lookback's bandwidth over a device-to-device memcpy's; 'vs CUB' is CUB's time over lookback's.\n")
     print("| op | type | n | lookback ms | cub ms | thrust ms | memcpy ms | lookback GB/s | % memcpy | vs CUB |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    tuning = []
     for (op, dtype, n) in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
         r = rows[(op, dtype, n)]
+        if op.endswith("_tune"):
+            tuning.extend((op, label, dtype, n, ms) for label, (ms, _) in sorted(r.items()))
+            continue
         cell = lambda impl: "%.4f" % r[impl][0] if impl in r else "-"
         ours = r.get("lookback")
         memcpy = r.get("memcpy")
@@ -45,6 +49,12 @@ def main():
         ratio = "%.2fx" % (cub[0] / ours[0]) if ours and cub else "-"
         print("| %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |" % (
             op, dtype, fmt_n(n), cell("lookback"), cell("cub"), cell("thrust"), cell("memcpy"), gbs, pct, ratio))
+    if tuning:
+        print("\nPolicy tuning (medians, ms):\n")
+        print("| benchmark | policy | type | n | ms |")
+        print("|---|---|---|---|---|")
+        for op, label, dtype, n, ms in tuning:
+            print("| %s | %s | %s | %s | %.4f |" % (op, label, dtype, fmt_n(n), ms))
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     } catch (const cli_error& e) {
       return report(where, e.what(), e.exit_code());
     } catch (const lookback::io::io_error& e) {
-      return report(where, e.what(), lookback::io::exit_code(e.kind()));
+      return report(where, e.what(), exit_code_for(e.kind()));
     } catch (const lookback::cuda_error& e) {
       return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
     } catch (const std::bad_alloc&) {

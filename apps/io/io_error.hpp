@@ -10,21 +10,6 @@ namespace lookback::io {
 // What went wrong, coarsely enough to choose a process exit status.
 enum class error_kind { no_input, data_error, cant_create, io_failure };
 
-// sysexits.h values, spelled out so callers need not include a BSD header.
-constexpr int exit_code(error_kind k) {
-  switch (k) {
-    case error_kind::no_input:
-      return 66;  // EX_NOINPUT
-    case error_kind::data_error:
-      return 65;  // EX_DATAERR
-    case error_kind::cant_create:
-      return 73;  // EX_CANTCREAT
-    case error_kind::io_failure:
-      return 74;  // EX_IOERR
-  }
-  return 70;  // EX_SOFTWARE: unreachable with a valid enumerator
-}
-
 // what() is always a single line "<path>: <problem>", ready to print after the
 // program name; line breaks in either part are flattened so that a hostile file
 // name cannot forge extra diagnostic lines.

@@ -150,13 +150,6 @@ TEST(Dtype, NamesSizesAndAliases) {
   EXPECT_FALSE(parse_dtype("").has_value());
 }
 
-TEST(IoError, ExitCodesAreSysexits) {
-  EXPECT_EQ(exit_code(error_kind::no_input), 66);
-  EXPECT_EQ(exit_code(error_kind::data_error), 65);
-  EXPECT_EQ(exit_code(error_kind::cant_create), 73);
-  EXPECT_EQ(exit_code(error_kind::io_failure), 74);
-}
-
 TEST(IoError, MessageIsOneLine) {
   const io_error e(error_kind::data_error, "a\nb.npy", "bad\nthing");
   EXPECT_STREQ(e.what(), "a b.npy: bad thing");

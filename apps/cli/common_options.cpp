@@ -17,10 +17,17 @@ void add_common_options(po::options_description& desc, common_options& common) {
 }
 
 std::optional<po::variables_map> parse_options(const std::vector<std::string>& args, const po::options_description& desc,
-                                               const std::string& usage) {
+                                               const std::string& usage, const po::options_description* hidden,
+                                               const po::positional_options_description* positional) {
+  po::options_description all;
+  all.add(desc);
+  if (hidden != nullptr) all.add(*hidden);
+  po::command_line_parser parser(args);
+  parser.options(all);
+  if (positional != nullptr) parser.positional(*positional);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::store(parser.run(), vm);
     if (vm.count("help") != 0) {
       std::cout << "usage: " << usage << "\n\n" << desc << "\n";
       return std::nullopt;

@@ -23,9 +23,11 @@ struct common_options {
 void add_common_options(po::options_description& desc, common_options& common);
 
 /// Parses `args` (the words after the subcommand). Returns nullopt when --help was asked for, after
-/// printing `usage` and `desc` to stdout.
+/// printing `usage` and `desc` to stdout. `hidden` options (not in the help) take the `positional`
+/// words.
 std::optional<po::variables_map> parse_options(const std::vector<std::string>& args, const po::options_description& desc,
-                                               const std::string& usage);
+                                               const std::string& usage, const po::options_description* hidden = nullptr,
+                                               const po::positional_options_description* positional = nullptr);
 
 /// auto: the GPU when one is usable, else the CPU reference with a one-line notice on stderr.
 /// --verify needs a GPU whichever backend computes the result.

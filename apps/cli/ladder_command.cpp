@@ -2,6 +2,7 @@
 // each checked against the CPU reference and timed, printed as a table in the style of Harris's.
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/array.hpp"
 #include "io/atomic_file.hpp"
@@ -34,7 +35,6 @@
 namespace lookback::cli {
 namespace {
 
-namespace po = boost::program_options;
 
 constexpr int warmups = 2;
 constexpr int timed_runs = 9;
@@ -132,7 +132,7 @@ std::vector<row_result> run_ladder(typed::ladder_family family, const io::host_a
     };
     std::size_t temp_bytes = 0;
     call(nullptr, temp_bytes);
-    device_buffer<std::byte> d_temp(std::max<std::size_t>(temp_bytes, 1), stream);
+    device_buffer<std::byte> d_temp(temp_bytes, stream);
     // Checked on a poisoned output first, so an element no kernel wrote cannot pass by luck.
     d_out.fill_bytes(0xAB);
     call(d_temp.data(), temp_bytes);
@@ -233,30 +233,18 @@ int ladder_command(const args& a) {
       ("json", po::value(&json_path), "also write the table's numbers to FILE as JSON");
   po::options_description hidden;
   hidden.add_options()("family", po::value(&family_text), "reduce | scan");
-  po::options_description all;
-  all.add(desc).add(hidden);
   po::positional_options_description positional;
   positional.add("family", 1);
-
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(a).options(all).positional(positional).run(), vm);
-    if (vm.count("help") != 0) {
-      std::cout << "usage: " << usage << "\n\n"
-                << "Runs every rung of the reduce (10 kernels) or inclusive-scan (7 kernels) ladder, then CUB, on the\n"
-                << "same fresh random data (integers small enough that no sum overflows, floating point in [0, 1)),\n"
-                << "checks each result against the CPU reference and prints: time (CUDA events, median of "
-                << timed_runs << " runs\nafter " << warmups
-                << " warm-ups), GB/s (bytes read + written), step speedup (over the row above) and cumulative\n"
-                << "speedup (over row 1). A row that fails its check prints FAILED and the command exits 70.\n"
-                << "Needs a GPU (exit 69 without one). Defaults: --n 2^24, --type float32 (reduce) or int32 (scan).\n\n"
-                << desc << "\n";
-      return exit_code::ok;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw cli_error(exit_code::usage, std::string(e.what()) + " (see --help)");
-  }
+  const std::string help =
+      std::string(usage) + "\n\n" +
+      "Runs every rung of the reduce (10 kernels) or inclusive-scan (7 kernels) ladder, then CUB, on the\n"
+      "same fresh random data (integers small enough that no sum overflows, floating point in [0, 1)),\n"
+      "checks each result against the CPU reference and prints: time (CUDA events, median of " +
+      std::to_string(timed_runs) + " runs\nafter " + std::to_string(warmups) +
+      " warm-ups), GB/s (bytes read + written), step speedup (over the row above) and cumulative\n"
+      "speedup (over row 1). A row that fails its check prints FAILED and the command exits 70.\n"
+      "Needs a GPU (exit 69 without one). Defaults: --n 2^24, --type float32 (reduce) or int32 (scan).";
+  if (!parse_options(a, desc, help, &hidden, &positional)) return exit_code::ok;
 
   if (family_text.empty()) throw cli_error(exit_code::usage, "which ladder: reduce or scan? (usage: " + std::string(usage) + ")");
   const auto family = typed::parse_ladder_family(family_text);

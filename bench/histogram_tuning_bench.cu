@@ -39,6 +39,8 @@ void register_both(const char* label) {
 const bool registered = [] {
   constexpr int kib = 1024;
   register_both<histogram_config<256, 4, 96 * kib, true>>("256x4_8copies_vote");
+  register_both<histogram_config<512, 4, 96 * kib, false>>("512x4_16copies");
+  register_both<histogram_config<256, 8, 96 * kib, false>>("256x8_8copies");
   register_both<histogram_config<256, 4, 96 * kib, false>>("256x4_8copies");
   register_both<histogram_config<256, 4, 1 * kib, true>>("256x4_1copy_vote");
   register_both<histogram_config<256, 4, 2 * kib, true>>("256x4_2copies_vote");

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <type_traits>
 
 namespace lookback::bench {
@@ -19,20 +20,21 @@ __host__ __device__ std::uint64_t mix(std::uint64_t x) {
 }
 
 template <class T>
-__global__ void fill_random(T* d, std::int64_t n, std::uint64_t seed) {
+__global__ void fill_random(T* d, std::int64_t n, std::uint64_t seed, bool all_bits) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::uint64_t r = mix(seed ^ mix(static_cast<std::uint64_t>(i)));
     if constexpr (std::is_floating_point_v<T>)
       d[i] = static_cast<T>(r >> 11) * static_cast<T>(1.0 / 9007199254740992.0);
     else
-      d[i] = static_cast<T>(r % 1000);
+      d[i] = static_cast<T>(all_bits ? r : r % 1000);
   }
 }
 
 struct input_key {
   io::dtype type;
   std::int64_t n;
-  bool operator<(const input_key& o) const { return type != o.type ? type < o.type : n < o.n; }
+  spread how;
+  bool operator<(const input_key& o) const { return std::tie(type, n, how) < std::tie(o.type, o.n, o.how); }
 };
 
 }  // namespace
@@ -42,21 +44,21 @@ cudaStream_t stream() {
   return s.get();
 }
 
-const void* random_input(io::dtype type, std::int64_t n) {
+const void* random_input(io::dtype type, std::int64_t n, spread how) {
   // The stream first: statics die in reverse order, and the buffers free on it.
   (void)stream();
   static std::map<input_key, device_buffer<std::byte>> inputs;
   static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
-  auto it = inputs.find({type, n});
+  auto it = inputs.find({type, n, how});
   if (it != inputs.end()) return it->second.data();
   device_buffer<std::byte> d(static_cast<std::size_t>(n) * io::dtype_size(type), stream());
   typed::visit_numeric(type, [&](auto zero) {
     using T = decltype(zero);
-    fill_random<<<1024, 256, 0, stream()>>>(reinterpret_cast<T*>(d.data()), n, seed);
+    fill_random<<<1024, 256, 0, stream()>>>(reinterpret_cast<T*>(d.data()), n, seed, how == spread::all_bits);
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   });
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
-  return inputs.emplace(input_key{type, n}, std::move(d)).first->second.data();
+  return inputs.emplace(input_key{type, n, how}, std::move(d)).first->second.data();
 }
 
 void* scratch(std::size_t bytes, int slot) {

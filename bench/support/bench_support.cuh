@@ -20,9 +20,12 @@ inline const io::dtype bench_types[] = {io::dtype::uint32, io::dtype::float32, i
 /// The benchmarks' stream.
 cudaStream_t stream();
 
-/// A device array of n random elements of `type` (integers in [0, 1000), floats in [0, 1)), made once
-/// per process and reused by every implementation timed on that type and size.
-const void* random_input(io::dtype type, std::int64_t n);
+/// What random_input draws: integers in [0, 1000) or over every bit; floats in [0, 1) either way.
+enum class spread { small_integers, all_bits };
+
+/// A device array of n random elements of `type`, made once per process and reused by every
+/// implementation timed on that type, size and spread.
+const void* random_input(io::dtype type, std::int64_t n, spread how = spread::small_integers);
 
 /// A device scratch array of at least `bytes`, reused.
 void* scratch(std::size_t bytes, int slot);

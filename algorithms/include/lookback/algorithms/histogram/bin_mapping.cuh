@@ -30,9 +30,11 @@ inline void check_bins(int num_bins) {
 /// num_bins equal bins over [lower, upper): bin = floor((x - lower) * num_bins / (upper - lower)).
 /// Floating point as CUB computes it, (x - lower) * (num_bins / (upper - lower)) in the sample type;
 /// a product that rounds up to num_bins for an x just below `upper` counts in the last bin. Integers
-/// exactly: a float estimate corrected by exact products, so no division per sample; in 32-bit
-/// operands (one wide multiply each) whenever the range fits 32 bits, which it does for every sample
-/// type but a full-width uint32/int32 range.
+/// exactly and without a division per sample. While the range is at most 2^32 (every sample type's
+/// own range included): with num_bins = whole * range + part, the bin is offset * whole +
+/// floor(offset * part / range), and the second term is the high word of offset times
+/// ceil(part * 2^64 / range): that rounding adds under 2^-32 to a fraction at most 1 - 1/range, so the
+/// floor never moves. Wider ranges: a float estimate corrected by exact 64-bit products.
 template <class Sample>
 struct even_bins {
   using level = level_t<Sample>;
@@ -40,9 +42,11 @@ struct even_bins {
   level upper{};
   int num_bins = 1;
   level reciprocal{};        // floating point
-  std::uint64_t range = 1;   // integers: upper - lower
-  float approximate_scale{}; // integers: num_bins / range
-  bool narrow = true;        // integers: range < 2^32
+  std::uint64_t range = 1;          // integers: upper - lower
+  bool narrow = true;               // integers: range <= 2^32
+  std::uint32_t whole = 0;          // narrow integers: num_bins / range
+  std::uint64_t part_scale = 0;     // narrow integers: ceil((num_bins % range) * 2^64 / range)
+  float approximate_scale{};        // wide integers: num_bins / range
 
   /// Validates and precomputes; throws std::invalid_argument naming the problem.
   static even_bins make(int num_bins, level lower, level upper) {
@@ -67,25 +71,46 @@ struct even_bins {
       if (b.range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(num_bins))
         throw std::invalid_argument("histogram range times the number of bins overflows 64 bits");
       b.approximate_scale = static_cast<float>(num_bins) / static_cast<float>(b.range);
-      b.narrow = b.range <= 0xffffffffull;
+      b.narrow = b.range <= (std::uint64_t{1} << 32);
+      if (b.narrow) {
+        const auto bins = static_cast<std::uint64_t>(num_bins);
+        b.whole = static_cast<std::uint32_t>(bins / b.range);
+        const unsigned __int128 part = bins % b.range;
+        b.part_scale = static_cast<std::uint64_t>(((part << 64) + b.range - 1) / b.range);
+      }
     }
     return b;
   }
 
   __host__ __device__ int operator()(Sample sample) const {
     const level x = static_cast<level>(sample);
-    if (!(x >= lower && x < upper)) return -1;
     if constexpr (std::is_floating_point_v<Sample>) {
+      if (!(x >= lower && x < upper)) return -1;
       const int bin = static_cast<int>((x - lower) * reciprocal);
       return bin < num_bins ? bin : num_bins - 1;
     } else {
+      // Below `lower` the difference wraps past 2^64 - 2^63, beyond any narrow range.
       const std::uint64_t offset = static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(lower);
-      if (narrow) return exact_bin(static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(range));
+      if (narrow) {
+        if (offset >= range) return -1;
+        const auto offset32 = static_cast<std::uint32_t>(offset);
+        return static_cast<int>(offset32 * whole + high_word(offset32, part_scale));
+      }
+      if (!(x >= lower && x < upper)) return -1;
       return exact_bin(offset, range);
     }
   }
 
  private:
+  /// The high 64 bits of a * b.
+  __host__ __device__ static std::uint64_t high_word(std::uint32_t a, std::uint64_t b) {
+#ifdef __CUDA_ARCH__
+    return __umul64hi(a, b);
+#else
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+  }
+
   /// floor(offset * num_bins / range) for offset < range: the float estimate is off by at most one
   /// or two bins; products in Word's double width settle it, since the exact bin satisfies
   /// bin * range <= offset * num_bins < (bin + 1) * range.

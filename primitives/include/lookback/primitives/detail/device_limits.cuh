@@ -19,8 +19,13 @@ int resident_blocks(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
   const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, dynamic_shared_bytes);
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  if (dynamic_shared_bytes > 48 * 1024)
-    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared_bytes));
+  if (dynamic_shared_bytes > 48 * 1024) {
+    // The device's whole opt-in limit, not this request: a later, smaller request must not lower the
+    // limit under a size cached before it.
+    int optin = 0;
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  }
   int sms = 0;
   int per_sm = 0;
   LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

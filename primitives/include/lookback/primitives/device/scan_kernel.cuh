@@ -18,14 +18,13 @@ __device__ __forceinline__ int valid_items(std::int64_t tile, std::int64_t n) {
 
 /// Scans tile `tile` whose items are loaded: block scan, look-back, store.
 template <class Policy, bool Exclusive, class OutputIt, class T, class Op, class StatusArray, class Storage>
-__device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::items_per_thread], OutputIt d_out,
-                                          std::int64_t n, Op op, const T& init, const StatusArray& tiles, Storage& s,
+__device__ __forceinline__ void scan_tile(std::int64_t tile, int valid, T (&items)[Policy::items_per_thread],
+                                          OutputIt d_out, Op op, const T& init, const StatusArray& tiles, Storage& s,
                                           bool vectors) {
   constexpr int items_per_thread = Policy::items_per_thread;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<T, Policy::threads>;
   const std::int64_t base = tile * Policy::tile_items;
-  const int valid = valid_items<Policy>(tile, n);
   const T identity = identity_of<T>(op);
 
   T thread_total = items[0];
@@ -34,20 +33,8 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, T (&items)[Policy::
   T block_total;
   const T thread_prefix = block_scan::exclusive(thread_total, op, identity, block_total, s.scan);
 
-  if (tile == 0) {
-    if (threadIdx.x == 0) {
-      const T first = Exclusive ? init : identity;
-      tiles.publish(0, tile::status::inclusive_prefix, op(first, block_total));
-      s.tile_prefix = first;
-    }
-  } else if (threadIdx.x < warp::warp_size) {
-    if (threadIdx.x == 0) tiles.publish(tile, tile::status::aggregate, block_total);
-    const T prefix = tile::lookback_exclusive_prefix<Policy::initial_delay_ns>(tiles, tile, op, identity);
-    if (threadIdx.x == 0) {
-      tiles.publish(tile, tile::status::inclusive_prefix, op(prefix, block_total));
-      s.tile_prefix = prefix;
-    }
-  }
+  tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, block_total, op, identity,
+                                                       Exclusive ? init : identity, s.tile_prefix);
   __syncthreads();
 
   T running = op(s.tile_prefix, thread_prefix);
@@ -88,8 +75,9 @@ __global__ void __launch_bounds__(Policy::threads)
   T items[Policy::items_per_thread];
   // 16-byte vector accesses when the arrays are aligned and the policy asks for them.
   const bool vectors = Policy::vector_access && aligned;
-  io::load(d_in + tile * Policy::tile_items, valid_items<Policy>(tile, n), items, identity_of<T>(op), s.io, vectors);
-  scan_tile<Policy, Exclusive>(tile, items, d_out, n, op, init, tiles, s, vectors);
+  const int valid = valid_items<Policy>(tile, n);
+  io::load(d_in + tile * Policy::tile_items, valid, items, identity_of<T>(op), s.io, vectors);
+  scan_tile<Policy, Exclusive>(tile, valid, items, d_out, op, init, tiles, s, vectors);
 }
 
 }  // namespace lookback::device

@@ -38,4 +38,27 @@ __device__ T lookback_exclusive_prefix(const StatusArray& tiles, std::int64_t ti
   }
 }
 
+/// One tile's whole step in the chain, called by every thread of the block with the block's total:
+/// tile 0 publishes `first op block_total` as its inclusive prefix; any other tile's first warp
+/// publishes the aggregate, looks back, and publishes the inclusive prefix. Thread 0 leaves the tile's
+/// exclusive prefix (`first` for tile 0) in `shared_prefix`; the caller synchronises the block before
+/// reading it.
+template <int InitialDelayNs, class T, class Op, class StatusArray>
+__device__ __forceinline__ void publish_and_look_back(const StatusArray& tiles, std::int64_t tile, const T& block_total,
+                                                      Op op, const T& identity, const T& first, T& shared_prefix) {
+  if (tile == 0) {
+    if (threadIdx.x == 0) {
+      tiles.publish(0, status::inclusive_prefix, op(first, block_total));
+      shared_prefix = first;
+    }
+  } else if (threadIdx.x < warp::warp_size) {
+    if (threadIdx.x == 0) tiles.publish(tile, status::aggregate, block_total);
+    const T prefix = lookback_exclusive_prefix<InitialDelayNs>(tiles, tile, op, identity);
+    if (threadIdx.x == 0) {
+      tiles.publish(tile, status::inclusive_prefix, op(prefix, block_total));
+      shared_prefix = prefix;
+    }
+  }
+}
+
 }  // namespace lookback::tile

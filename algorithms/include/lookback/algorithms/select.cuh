@@ -1,0 +1,126 @@
+#pragma once
+// Stream compaction: select_if (a predicate), select_flagged (a flag array, nonzero keeps) and
+// partition (kept items first, in input order, then the rejected ones from the end backwards, as
+// cub::DevicePartition::If places them). Kept items keep their input order. One pass with decoupled
+// look-back (select/select_kernel.cuh); the number kept goes to device memory, so nothing here
+// synchronises the host (selected_count reads it back).
+//
+// Value types: any trivially copyable type of 1, 2, 4, 8 or 16 bytes. Temporary storage as in CUB
+// (null pointer first), or from a stream-ordered allocator in the overloads without it. The output
+// must not overlap the input.
+#include <lookback/algorithms/select/select_kernel.cuh>
+#include <lookback/algorithms/select/select_policy.cuh>
+#include <lookback/algorithms/select/selectors.cuh>
+#include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/temp_layout.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/error.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
+#include <lookback/primitives/tile/tile_status.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace lookback {
+namespace select::detail {
+
+template <class T>
+inline constexpr bool selectable =
+    std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
+                                        sizeof(T) == 16);
+
+/// The compaction with an explicit tuning policy (the benchmarks compare policies through it).
+template <class Policy, bool Partition, class T, class Selector>
+void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector,
+                     T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+  static_assert(selectable<T>, "compaction takes trivially copyable values of 1, 2, 4, 8 or 16 bytes");
+  using status_array = tile::status_array<device::count_t>;
+  lookback::detail::check_item_count(num_items, "lookback::select");
+  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+  const lookback::detail::temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
+  if (num_items == 0) {
+    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_num_selected, 0, sizeof(std::int64_t), stream));
+    return;
+  }
+  // Tile counter and descriptors start at zero ("not ready") for every launch.
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
+  device::select_kernel<Policy, Partition><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+      d_in, selector, d_out, d_num_selected, num_items, status_array(layout.part(d_temp_storage, 1), tiles),
+      layout.part<unsigned>(d_temp_storage, 0), thread::aligned16(d_in));
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+template <bool Partition, class T, class Selector>
+void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
+         std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+  run_with_policy<policy::select<T>, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                d_num_selected, num_items, stream);
+}
+
+template <class Flag>
+select::flags_selector<Flag> flags(const Flag* d_flags) {
+  return {d_flags, thread::aligned16(d_flags)};
+}
+
+}  // namespace select::detail
+
+/// Copies the items for which pred(item) is true to d_out, in order; *d_num_selected = their count.
+template <class T, class Pred>
+void select_if(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out,
+               std::int64_t* d_num_selected, std::int64_t num_items, Pred pred, cudaStream_t stream = nullptr) {
+  select::detail::run<false>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
+                             d_num_selected, num_items, stream);
+}
+
+/// Copies the items whose flag is nonzero to d_out, in order; *d_num_selected = their count.
+template <class T, class Flag>
+void select_flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, const Flag* d_flags,
+                    T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream = nullptr) {
+  select::detail::run<false>(d_temp_storage, temp_storage_bytes, d_in, select::detail::flags(d_flags), d_out,
+                             d_num_selected, num_items, stream);
+}
+
+/// All num_items items to d_out: those for which pred is true first, in order (*d_num_selected of
+/// them), then the others in reverse order from the end.
+template <class T, class Pred>
+void partition(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out,
+               std::int64_t* d_num_selected, std::int64_t num_items, Pred pred, cudaStream_t stream = nullptr) {
+  select::detail::run<true>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
+                            d_num_selected, num_items, stream);
+}
+
+template <class T, class Pred, class Allocator = stream_allocator>
+void select_if(const T* d_in, T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, Pred pred,
+               cudaStream_t stream = nullptr, Allocator alloc = {}) {
+  detail::with_temp_storage(alloc, stream, [&](void* d_temp, std::size_t& bytes) {
+    select_if(d_temp, bytes, d_in, d_out, d_num_selected, num_items, pred, stream);
+  });
+}
+
+template <class T, class Flag, class Allocator = stream_allocator>
+void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::int64_t* d_num_selected,
+                    std::int64_t num_items, cudaStream_t stream = nullptr, Allocator alloc = {}) {
+  detail::with_temp_storage(alloc, stream, [&](void* d_temp, std::size_t& bytes) {
+    select_flagged(d_temp, bytes, d_in, d_flags, d_out, d_num_selected, num_items, stream);
+  });
+}
+
+template <class T, class Pred, class Allocator = stream_allocator>
+void partition(const T* d_in, T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, Pred pred,
+               cudaStream_t stream = nullptr, Allocator alloc = {}) {
+  detail::with_temp_storage(alloc, stream, [&](void* d_temp, std::size_t& bytes) {
+    partition(d_temp, bytes, d_in, d_out, d_num_selected, num_items, pred, stream);
+  });
+}
+
+/// Reads a count the compaction left in device memory (waits for the stream).
+[[nodiscard]] inline std::int64_t selected_count(const std::int64_t* d_num_selected, cudaStream_t stream = nullptr) {
+  std::int64_t count = 0;
+  LOOKBACK_CUDA_TRY(cudaMemcpyAsync(&count, d_num_selected, sizeof(count), cudaMemcpyDeviceToHost, stream));
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream));
+  return count;
+}
+
+}  // namespace lookback

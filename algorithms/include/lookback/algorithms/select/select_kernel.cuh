@@ -1,0 +1,88 @@
+#pragma once
+// Stream compaction in one pass: each tile decides which items it keeps, counts them, takes its output
+// offset through the decoupled look-back (the scan's machinery, over counts), and stores its kept
+// items, staged in shared memory so that the global stores are contiguous. About n reads plus k
+// writes. Partition also stores the rejected items, from the end of the output backwards (CUB's
+// order), which needs no total before the last tile.
+#include <lookback/primitives/block/block_scan.cuh>
+#include <lookback/primitives/block/warp_transpose_io.cuh>
+#include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/tile/decoupled_lookback.cuh>
+
+#include <cstdint>
+
+namespace lookback::select::device {
+
+/// Counts before a tile travel as 64-bit values: more than 2^32 items may be kept.
+using count_t = unsigned long long;
+
+template <class Policy, bool Partition, class T, class Selector, class StatusArray>
+__global__ void __launch_bounds__(Policy::threads)
+    select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
+                  StatusArray tiles, unsigned* d_tile_counter, bool aligned) {
+  constexpr int items_per_thread = Policy::items_per_thread;
+  constexpr int tile_items = Policy::tile_items;
+  using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
+  using block_scan = block::scan<int, Policy::threads>;
+  constexpr std::size_t staging_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
+                                            ? sizeof(typename io::storage)
+                                            : Selector::template shared_bytes<Policy>;
+  static_assert(sizeof(typename io::storage) >= tile_items * sizeof(T), "the staging holds a whole tile");
+  struct storage {
+    // Loads of items, then of flags, then the compacted tile: each done with it before the next.
+    alignas(16) unsigned char staging[staging_bytes];
+    typename block_scan::storage scan;
+    count_t tile_prefix;
+    unsigned tile_id;
+  };
+  __shared__ storage s;
+
+  if (threadIdx.x == 0) s.tile_id = atomicAdd(d_tile_counter, 1u);
+  __syncthreads();
+  const std::int64_t tile = s.tile_id;
+  const std::int64_t base = tile * tile_items;
+  const std::int64_t rest = n - base;
+  const int valid = static_cast<int>(rest < tile_items ? rest : tile_items);
+  const bool vectors = Policy::vector_access && aligned;
+
+  T items[items_per_thread];
+  io::load(d_in + base, valid, items, T{}, *reinterpret_cast<typename io::storage*>(s.staging), vectors);
+  bool keep[items_per_thread];
+  selector.template decide<Policy>(base, valid, items, keep, s.staging);
+
+  int kept = 0;
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) kept += keep[k] ? 1 : 0;
+  int block_kept;
+  const int kept_before = block_scan::exclusive(kept, sum{}, 0, block_kept, s.scan);
+  tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, static_cast<count_t>(block_kept), sum{},
+                                                        count_t{0}, count_t{0}, s.tile_prefix);
+  // Also orders every warp's staging reads before the compacted tile overwrites the staging.
+  __syncthreads();
+
+  T* staged = reinterpret_cast<T*>(s.staging);
+  const int first = static_cast<int>(threadIdx.x) * items_per_thread;
+  int kept_slot = kept_before;
+  int rejected_slot = first - kept_before;  // rejected items before this thread's first
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    if (keep[k]) {
+      staged[kept_slot++] = items[k];
+    } else if (Partition && first + k < valid) {
+      staged[tile_items - 1 - rejected_slot++] = items[k];
+    }
+  }
+  __syncthreads();
+
+  const count_t prefix = s.tile_prefix;
+  for (int i = threadIdx.x; i < block_kept; i += Policy::threads) d_out[prefix + i] = staged[i];
+  if constexpr (Partition) {
+    // Rejected items before this tile: the tile's start less the kept ones.
+    const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
+    for (int i = threadIdx.x; i < valid - block_kept; i += Policy::threads)
+      d_out[n - 1 - (rejected_before + i)] = staged[tile_items - 1 - i];
+  }
+  if (threadIdx.x == 0 && base + tile_items >= n) *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
+}
+
+}  // namespace lookback::select::device

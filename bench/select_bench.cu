@@ -1,0 +1,75 @@
+// Stream compaction of uint32 values in [0, 1000): lookback's select_if and select_flagged beside
+// cub::DeviceSelect::If / Flagged, thrust::copy_if and a device memcpy of the input, with 1%, 50% and
+// 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way).
+#include "support/bench_support.cuh"
+#include "typed/select_predicate.hpp"
+
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+
+namespace lookback::bench {
+namespace {
+
+__global__ void flags_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold,
+                            std::uint8_t* d_flags) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x)
+    d_flags[i] = d_values[i] < threshold ? 1 : 0;
+}
+
+struct nonzero_flag {
+  __device__ bool operator()(std::uint8_t f) const { return f != 0; }
+};
+
+enum class impl { lookback, cub, thrust };
+const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
+
+void register_case(bool flagged, int percent, impl which, std::int64_t n) {
+  const std::string op = std::string(flagged ? "select_flagged_" : "select_if_") + std::to_string(percent) + "pct";
+  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), io::dtype::uint32, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
+    const auto threshold = static_cast<std::uint32_t>(percent * 10);
+    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+    auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
+    auto* d_flags = static_cast<std::uint8_t*>(scratch(static_cast<std::size_t>(n), 3));
+    if (flagged) {
+      flags_below<<<1024, 256, 0, stream()>>>(d_in, n, threshold, d_flags);
+      LOOKBACK_CUDA_TRY(cudaGetLastError());
+    }
+    typed::select_spec spec{io::dtype::uint32, flagged, typed::compare_kind::lt, {}};
+    spec.value = *typed::parse_scalar(io::dtype::uint32, std::to_string(threshold));
+    // Bytes moved: the values (and flags) read, the kept values written.
+    const double kept = static_cast<double>(n) * percent / 100.0;
+    const double bytes = static_cast<double>(n) * (4.0 + (flagged ? 1.0 : 0.0)) + kept * 4.0;
+    if (which == impl::thrust) {
+      const auto pred = typed::predicate_of<std::uint32_t>(spec);
+      time_gpu(state, bytes, n, [&] {
+        if (flagged)
+          thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_flags, d_out,
+                          nonzero_flag{});
+        else
+          thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_out, pred);
+      });
+      return;
+    }
+    const auto kind = which == impl::lookback ? typed::implementation::lookback : typed::implementation::cub;
+    std::size_t temp_bytes = 0;
+    typed::select(kind, spec, nullptr, temp_bytes, d_in, d_flags, d_out, d_count, n, stream());
+    void* d_temp = scratch(temp_bytes, 2);
+    time_gpu(state, bytes, n,
+             [&] { typed::select(kind, spec, d_temp, temp_bytes, d_in, d_flags, d_out, d_count, n, stream()); });
+  });
+}
+
+const bool registered = [] {
+  for (const bool flagged : {false, true})
+    for (const int percent : {1, 50, 99})
+      for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28}) {
+        for (const impl which : {impl::lookback, impl::cub, impl::thrust}) register_case(flagged, percent, which, n);
+        const std::string op = std::string(flagged ? "select_flagged_" : "select_if_") + std::to_string(percent) + "pct";
+        register_memcpy(op.c_str(), io::dtype::uint32, n);
+      }
+  return true;
+}();
+
+}  // namespace
+}  // namespace lookback::bench

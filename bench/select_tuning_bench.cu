@@ -1,0 +1,51 @@
+// Compaction policies side by side (tile shape, wait before the first look-back poll) on uint32
+// values in [0, 1000), 2^28 of them, 50% and 99% kept by select_if, for choosing policy::select. Not
+// part of the main table; run with --benchmark_filter=select_tune.
+#include "support/bench_support.cuh"
+#include "typed/select_predicate.hpp"
+
+#include <lookback/algorithms/select.cuh>
+
+namespace lookback::bench {
+namespace {
+
+using policy::select_config;
+
+template <class Policy>
+void register_policy(const char* label, int percent) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  const std::string name = std::string(label) + "_" + std::to_string(percent) + "pct";
+  register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
+    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+    auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
+    const select::predicate_selector<typed::compare_predicate<std::uint32_t>> selector{
+        {typed::compare_kind::lt, static_cast<std::uint32_t>(percent * 10)}};
+    std::size_t temp_bytes = 0;
+    select::detail::run_with_policy<Policy, false>(nullptr, temp_bytes, d_in, selector, d_out, d_count, n, stream());
+    void* d_temp = scratch(temp_bytes, 2);
+    const double bytes = static_cast<double>(n) * 4.0 * (1.0 + percent / 100.0);
+    time_gpu(state, bytes, n, [&] {
+      select::detail::run_with_policy<Policy, false>(d_temp, temp_bytes, d_in, selector, d_out, d_count, n, stream());
+    });
+  });
+}
+
+template <class Policy>
+void register_both(const char* label) {
+  register_policy<Policy>(label, 50);
+  register_policy<Policy>(label, 99);
+}
+
+const bool registered = [] {
+  register_both<select_config<256, 16, true, 1100>>("256x16");
+  register_both<select_config<512, 16, true, 1100>>("512x16");
+  register_both<select_config<512, 16, true, 0>>("512x16_nowait");
+  register_both<select_config<256, 32, true, 1100>>("256x32");
+  register_both<select_config<128, 16, true, 1100>>("128x16");
+  register_both<select_config<512, 8, true, 700>>("512x8_wait700");
+  return true;
+}();
+
+}  // namespace
+}  // namespace lookback::bench

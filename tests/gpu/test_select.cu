@@ -171,8 +171,8 @@ TYPED_TEST(select_matrix, every_mode_at_tile_boundaries_and_fractions) {
 
 class select_api : public gpu_test {};
 
-TEST_F(select_api, unaligned_input_and_flags) {
-  // One element in: no 16-byte vector loads for either array.
+TEST_F(select_api, unaligned_input_flags_and_output) {
+  // One element in: no 16-byte vector loads or stores for any array.
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), 100003);
   auto rng = make_rng(5);
   const cuda_stream stream;
@@ -181,15 +181,16 @@ TEST_F(select_api, unaligned_input_and_flags) {
   for (auto& f : flags) f = static_cast<std::uint8_t>(rng() % 2);
   const auto d_in = to_device(in, stream);
   const auto d_flags = to_device(flags, stream);
-  device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n), stream);
+  device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n) + 1, stream);
   device_buffer<std::int64_t> d_count(1, stream);
   d_out.fill_bytes(poison_byte);
-  select_flagged(d_in.data() + 1, d_flags.data() + 1, d_out.data(), d_count.data(), n, stream.get());
+  select_flagged(d_in.data() + 1, d_flags.data() + 1, d_out.data() + 1, d_count.data(), n, stream.get());
   std::vector<std::uint32_t> expected;
   for (std::int64_t i = 1; i <= n; ++i)
     if (flags[static_cast<std::size_t>(i)]) expected.push_back(in[static_cast<std::size_t>(i)]);
   ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size()));
   auto got = to_host(d_out);
+  got.erase(got.begin());
   got.resize(expected.size());
   EXPECT_EQ(got, expected);
 }

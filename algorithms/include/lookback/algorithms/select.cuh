@@ -48,15 +48,16 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   device::select_kernel<Policy, Partition><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
       d_in, selector, d_out, d_num_selected, num_items, status_array(layout.part(d_temp_storage, 1), tiles),
-      layout.part<unsigned>(d_temp_storage, 0), thread::aligned16(d_in));
+      layout.part<unsigned>(d_temp_storage, 0), thread::aligned16(d_in), thread::aligned16(d_out));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
-template <bool Partition, class T, class Selector>
+/// Tiles sized for the wider of the values and the flags (Sized), which share the staging.
+template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
-  run_with_policy<policy::select<T>, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
-                                                d_num_selected, num_items, stream);
+  run_with_policy<policy::select<Sized>, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                    d_num_selected, num_items, stream);
 }
 
 template <class Flag>
@@ -70,7 +71,7 @@ select::flags_selector<Flag> flags(const Flag* d_flags) {
 template <class T, class Pred>
 void select_if(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out,
                std::int64_t* d_num_selected, std::int64_t num_items, Pred pred, cudaStream_t stream = nullptr) {
-  select::detail::run<false>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
+  select::detail::run<false, T>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
                              d_num_selected, num_items, stream);
 }
 
@@ -78,7 +79,8 @@ void select_if(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d
 template <class T, class Flag>
 void select_flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, const Flag* d_flags,
                     T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream = nullptr) {
-  select::detail::run<false>(d_temp_storage, temp_storage_bytes, d_in, select::detail::flags(d_flags), d_out,
+  select::detail::run<false, std::conditional_t<(sizeof(Flag) > sizeof(T)), Flag, T>>(
+      d_temp_storage, temp_storage_bytes, d_in, select::detail::flags(d_flags), d_out,
                              d_num_selected, num_items, stream);
 }
 
@@ -87,7 +89,7 @@ void select_flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, const
 template <class T, class Pred>
 void partition(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out,
                std::int64_t* d_num_selected, std::int64_t num_items, Pred pred, cudaStream_t stream = nullptr) {
-  select::detail::run<true>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
+  select::detail::run<true, T>(d_temp_storage, temp_storage_bytes, d_in, select::predicate_selector<Pred>{pred}, d_out,
                             d_num_selected, num_items, stream);
 }
 

@@ -7,6 +7,7 @@
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
 
 #include <cstdint>
@@ -19,7 +20,7 @@ using count_t = unsigned long long;
 template <class Policy, bool Partition, class T, class Selector, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
-                  StatusArray tiles, unsigned* d_tile_counter, bool aligned) {
+                  StatusArray tiles, unsigned* d_tile_counter, bool aligned, bool out_aligned) {
   constexpr int items_per_thread = Policy::items_per_thread;
   constexpr int tile_items = Policy::tile_items;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
@@ -27,7 +28,11 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr std::size_t staging_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
                                             ? sizeof(typename io::storage)
                                             : Selector::template shared_bytes<Policy>;
-  static_assert(sizeof(typename io::storage) >= tile_items * sizeof(T), "the staging holds a whole tile");
+  using vec = thread::vector16<T>;
+  // The compacted tile may start up to a vector's width in, to line up with the output's vectors.
+  // Kept items from the front (after the shift below), rejected ones (partition) from the back.
+  constexpr int staging_slots = tile_items + vec::size;
+  static_assert(sizeof(typename io::storage) >= staging_slots * sizeof(T), "the staging holds a tile");
   struct storage {
     // Loads of items, then of flags, then the compacted tile: each done with it before the next.
     alignas(16) unsigned char staging[staging_bytes];
@@ -60,27 +65,41 @@ __global__ void __launch_bounds__(Policy::threads)
   // Also orders every warp's staging reads before the compacted tile overwrites the staging.
   __syncthreads();
 
+  // Kept item i stages at slot shift + i, where shift puts it in the same place within a 16-byte
+  // vector as its output address, so that whole vectors copy straight from shared to global memory.
+  const count_t prefix = s.tile_prefix;
+  const bool vector_store = Policy::vector_access && out_aligned;
+  const int shift = vector_store ? static_cast<int>(prefix % vec::size) : 0;
   T* staged = reinterpret_cast<T*>(s.staging);
   const int first = static_cast<int>(threadIdx.x) * items_per_thread;
-  int kept_slot = kept_before;
+  int kept_slot = shift + kept_before;
   int rejected_slot = first - kept_before;  // rejected items before this thread's first
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     if (keep[k]) {
       staged[kept_slot++] = items[k];
     } else if (Partition && first + k < valid) {
-      staged[tile_items - 1 - rejected_slot++] = items[k];
+      staged[staging_slots - 1 - rejected_slot++] = items[k];
     }
   }
   __syncthreads();
 
-  const count_t prefix = s.tile_prefix;
-  for (int i = threadIdx.x; i < block_kept; i += Policy::threads) d_out[prefix + i] = staged[i];
+  // Slot j of the staging belongs at out_base[j].
+  T* out_base = d_out + (prefix - shift);
+  const int end = shift + block_kept;
+  const int first_vector = vector_store ? (shift + vec::size - 1) / vec::size : 0;
+  const int end_vector = vector_store ? end / vec::size : 0;
+  const int head_end = vector_store && first_vector * vec::size < end ? first_vector * vec::size : end;
+  for (int slot = shift + static_cast<int>(threadIdx.x); slot < head_end; slot += Policy::threads) out_base[slot] = staged[slot];
+  for (int v = first_vector + static_cast<int>(threadIdx.x); v < end_vector; v += Policy::threads)
+    reinterpret_cast<vec*>(out_base)[v] = reinterpret_cast<const vec*>(staged)[v];
+  const int tail_begin = end_vector * vec::size > head_end ? end_vector * vec::size : head_end;
+  for (int slot = tail_begin + static_cast<int>(threadIdx.x); slot < end; slot += Policy::threads) out_base[slot] = staged[slot];
   if constexpr (Partition) {
     // Rejected items before this tile: the tile's start less the kept ones.
     const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
     for (int i = threadIdx.x; i < valid - block_kept; i += Policy::threads)
-      d_out[n - 1 - (rejected_before + i)] = staged[tile_items - 1 - i];
+      d_out[n - 1 - (rejected_before + i)] = staged[staging_slots - 1 - i];
   }
   if (threadIdx.x == 0 && base + tile_items >= n) *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
 }

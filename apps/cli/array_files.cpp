@@ -10,15 +10,17 @@
 
 namespace lookback::cli {
 
-io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype) {
+io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
+                          const std::string& dtype_option) {
   if (io::extension_lower(path) == ".npy") {
-    if (!raw_dtype.empty()) throw cli_error(exit_code::usage, "--dtype applies to raw input only; " + path.string() + " is a .npy file");
+    if (!raw_dtype.empty())
+      throw cli_error(exit_code::usage, dtype_option + " applies to raw input only; " + path.string() + " is a .npy file");
     return io::read_npy(path);
   }
   if (raw_dtype.empty())
-    throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give --dtype to read it as raw elements");
+    throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give " + dtype_option + " to read it as raw elements");
   const auto type = io::parse_dtype(raw_dtype);
-  if (!type) throw cli_error(exit_code::usage, "--dtype: unknown dtype '" + raw_dtype + "'");
+  if (!type) throw cli_error(exit_code::usage, dtype_option + ": unknown dtype '" + raw_dtype + "'");
   return io::read_raw(path, *type);
 }
 

@@ -3,12 +3,20 @@
 #include "cli/gpu_run.hpp"
 #include "typed/compare.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <functional>
 
 namespace lookback::cli {
 
 std::string describe(const typed::scan_spec& spec) {
   return std::string(spec.inclusive ? "inclusive " : "exclusive ") + std::string(typed::op_name(spec.op));
+}
+
+std::string describe(const typed::select_spec& spec) {
+  if (spec.flagged) return "by flags";
+  if (spec.compare == typed::compare_kind::nonzero) return "nonzero";
+  return std::string(typed::compare_name(spec.compare)) + ":" + typed::format_scalar(spec.value);
 }
 
 namespace {
@@ -88,6 +96,66 @@ op_result histogram_array(const io::host_array& samples, const typed::histogram_
         return std::nullopt;
       },
       "histogram");
+}
+
+namespace {
+/// Where the second part of a packed buffer starts: on a 256-byte boundary, as a buffer of its own from
+/// cudaMalloc would, so that both implementations take their aligned (vector) paths on each part.
+std::size_t second_part(std::size_t first_part_bytes) { return (first_part_bytes + 255) / 256 * 256; }
+}  // namespace
+
+// run_backend moves one input and one output buffer; compaction packs its values and flags into the
+// one, and its kept items and their count into the other.
+op_result compact_array(const io::host_array& values, const typed::select_spec& spec,
+                        const std::vector<std::uint8_t>& flags, backend b, bool verify) {
+  const std::int64_t n = values.size();
+  const std::size_t width = io::dtype_size(values.type);
+  // The flags follow the values in the input, the count follows the n slots for kept items in the output.
+  const std::size_t flags_at = second_part(values.bytes.size()), count_at = flags_at;
+  io::host_array packed{io::dtype::uint8, {}, {}};
+  if (spec.flagged) {
+    packed.bytes.resize(flags_at + flags.size());
+    std::copy(values.bytes.begin(), values.bytes.end(), packed.bytes.begin());
+    std::memcpy(packed.bytes.data() + flags_at, flags.data(), flags.size());
+    packed.shape = {static_cast<std::int64_t>(packed.bytes.size())};
+  }
+  const auto count_in = [&](const void* out) {
+    std::int64_t count = 0;
+    std::memcpy(&count, static_cast<const std::byte*>(out) + count_at, sizeof count);
+    return std::clamp<std::int64_t>(count, 0, n);  // a broken kernel's count must not read past the buffer
+  };
+  const auto element = [&](const void* out, std::int64_t i) {
+    return typed::format_scalar(typed::load_scalar(values.type, static_cast<const std::byte*>(out) + i * width));
+  };
+  op_result r = run_backend(
+      spec.flagged ? packed : values,
+      io::host_array{values.type, {n}, std::vector<std::byte>(count_at + sizeof(std::int64_t))}, b, verify,
+      [&](void* out) {
+        const std::int64_t kept = typed::select_cpu(spec, values.bytes.data(), flags.data(), out, n);
+        std::memcpy(static_cast<std::byte*>(out) + count_at, &kept, sizeof kept);
+      },
+      [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
+        const auto* in = static_cast<const std::byte*>(d_in);
+        auto* out = static_cast<std::byte*>(d_out);
+        const auto* d_flags = spec.flagged ? reinterpret_cast<const std::uint8_t*>(in + flags_at) : nullptr;
+        typed::select(impl, spec, d_temp, temp, d_in, d_flags, out, reinterpret_cast<std::int64_t*>(out + count_at), n, s);
+      },
+      // Compaction only moves values, so CUB's and ours must agree bit for bit (NaNs included).
+      [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
+        const std::int64_t want = count_in(expected), got = count_in(actual);
+        const auto* e = static_cast<const std::byte*>(expected);
+        const auto* a = static_cast<const std::byte*>(actual);
+        for (std::int64_t i = 0; i < std::min(want, got); ++i)
+          if (std::memcmp(e + i * width, a + i * width, width) != 0) return typed::mismatch{i, element(e, i), element(a, i)};
+        if (want != got)
+          return typed::mismatch{std::min(want, got), std::to_string(want) + " kept", std::to_string(got) + " kept"};
+        return std::nullopt;
+      },
+      "compact " + describe(spec));
+  const std::int64_t kept = count_in(r.output.bytes.data());
+  r.output.shape = {kept};
+  r.output.bytes.resize(static_cast<std::size_t>(kept) * width);
+  return r;
 }
 
 }  // namespace lookback::cli

@@ -1,12 +1,16 @@
 #pragma once
-// Reduce and scan of a loaded array on the chosen backend, shared by the reduce, scan and demo commands.
+// Reduce, scan, histogram and compaction of a loaded array on the chosen backend, shared by their
+// commands and the demo.
 #include "cli/common_options.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/array.hpp"
 #include "typed/histogram_ops.hpp"
+#include "typed/select_ops.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lookback::cli {
 
@@ -26,10 +30,18 @@ op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, 
 /// throws likewise.
 op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify);
 
+/// The items of `values` (in C order) that `spec` keeps, as a 1-D array of their dtype; kept by `flags`
+/// (one 0 or 1 per value) when spec.flagged. A --verify mismatch throws likewise.
+op_result compact_array(const io::host_array& values, const typed::select_spec& spec,
+                        const std::vector<std::uint8_t>& flags, backend b, bool verify);
+
 /// Counts of either counter dtype as uint64.
 std::vector<std::uint64_t> widen(const io::host_array& counts);
 
 /// "inclusive max", "exclusive sum"
 std::string describe(const typed::scan_spec& spec);
+
+/// "gt:5", "nonzero", "by flags"
+std::string describe(const typed::select_spec& spec);
 
 }  // namespace lookback::cli

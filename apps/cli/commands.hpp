@@ -11,6 +11,7 @@ using args = std::vector<std::string>;
 int reduce_command(const args& a);
 int scan_command(const args& a);
 int histogram_command(const args& a);
+int compact_command(const args& a);
 int demo_command(const args& a);
 int ladder_command(const args& a);
 
@@ -24,6 +25,7 @@ inline constexpr command commands[] = {
     {"reduce", "reduce an array (sum, min, max) and print the result", reduce_command},
     {"scan", "exclusive or inclusive scan of an array into a .npy or raw file", scan_command},
     {"histogram", "histogram into equal bins, with O(1) range-count queries and a chart", histogram_command},
+    {"compact", "stream compaction: keep the values that flags or a predicate select, into a file", compact_command},
     {"demo", "run every algorithm over the sample files in data/", demo_command},
     {"ladder", "time every rung of the reduce or scan kernel ladder against CUB (needs a GPU)", ladder_command},
 };

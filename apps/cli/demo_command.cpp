@@ -45,6 +45,19 @@ void show_histogram(const io::host_array& array, double min, double max, backend
   if (r.verified) std::cout << "    " << verification_line(*r.verified, "histogram") << "\n";
 }
 
+/// The sample's positive values (rainy days, credits, busy milliseconds), written next to its scans.
+void show_compaction(const fs::path& file, const io::host_array& array, const fs::path& output_dir, backend b,
+                     bool verify) {
+  typed::select_spec spec;
+  (void)typed::parse_predicate(array.type, "gt:0", spec);  // valid for every numeric dtype
+  const fs::path out = output_dir / (file.stem().string() + ".positive.npy");
+  const op_result r = compact_array(array, spec, {}, b, verify);
+  save_array(out, r.output, file);
+  std::cout << "  compact " << describe(spec) << ": kept " << r.output.size() << " of " << array.size() << " -> "
+            << out.string() << "\n";
+  if (r.verified) std::cout << "    " << verification_line(*r.verified, "compact " + describe(spec)) << "\n";
+}
+
 }  // namespace
 
 int demo_command(const args& a) {
@@ -86,6 +99,7 @@ int demo_command(const args& a) {
       std::cout << "  " << describe(spec) << " scan -> " << out.string() << "\n";
       if (r.verified) std::cout << "    " << verification_line(*r.verified, describe(spec) + " scan") << "\n";
     }
+    show_compaction(file, array, output_dir, b, common.verify);
   }
   return exit_code::ok;
 }

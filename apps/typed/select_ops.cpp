@@ -14,10 +14,19 @@ void select_cub(const select_spec& spec, void* d_temp, std::size_t& temp_bytes, 
                 const std::uint8_t* d_flags, void* d_out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream);
 }  // namespace detail
 
+namespace {
+constexpr std::pair<std::string_view, compare_kind> valued_kinds[] = {{"gt", compare_kind::gt}, {"ge", compare_kind::ge},
+                                                                      {"lt", compare_kind::lt}, {"le", compare_kind::le},
+                                                                      {"eq", compare_kind::eq}, {"ne", compare_kind::ne}};
+}  // namespace
+
+std::string_view compare_name(compare_kind kind) {
+  for (const auto& [name, k] : valued_kinds)
+    if (k == kind) return name;
+  return "nonzero";
+}
+
 std::optional<std::string> parse_predicate(io::dtype type, std::string_view text, select_spec& spec) {
-  static const std::pair<std::string_view, compare_kind> kinds[] = {{"gt", compare_kind::gt}, {"ge", compare_kind::ge},
-                                                                    {"lt", compare_kind::lt}, {"le", compare_kind::le},
-                                                                    {"eq", compare_kind::eq}, {"ne", compare_kind::ne}};
   spec.type = type;
   spec.flagged = false;
   if (text == "nonzero") {
@@ -26,12 +35,12 @@ std::optional<std::string> parse_predicate(io::dtype type, std::string_view text
   }
   const auto colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
-  for (const auto& [kind_name, kind] : kinds) {
+  for (const auto& [kind_name, kind] : valued_kinds) {
     if (name != kind_name) continue;
     if (colon == std::string_view::npos) return "'" + std::string(text) + "' needs a value, as in " + std::string(name) + ":5";
     const auto value = parse_scalar(type, text.substr(colon + 1));
     if (!value)
-      return "'" + std::string(text.substr(colon + 1)) + "' is not a " + std::string(io::dtype_name(type)) + " value";
+      return "'" + std::string(text.substr(colon + 1)) + "' is not a valid " + std::string(io::dtype_name(type)) + " value";
     spec.compare = kind;
     spec.value = *value;
     return std::nullopt;

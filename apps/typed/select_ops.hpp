@@ -24,6 +24,9 @@ struct select_spec {
   scalar value;                        // of `type`; unused for nonzero
 };
 
+/// "nonzero", "gt", ... "ne", as predicates spell them.
+std::string_view compare_name(compare_kind kind);
+
 /// Parses "nonzero", "gt:V", "ge:V", "lt:V", "le:V", "eq:V" or "ne:V" with V a value of `type`; the
 /// problem in words when it is not one of those.
 std::optional<std::string> parse_predicate(io::dtype type, std::string_view text, select_spec& spec);

@@ -326,29 +326,42 @@ class table_builder {
     scan(name, args, files, code, message);
   }
 
-  // Scan only, once with no output file yet and once over an existing one.
   void scan(const std::string& name, const std::vector<std::string>& args, const std::vector<file_spec>& files, int code,
             const std::string& message) {
-    std::vector<std::string> scan_args{"-o", "{tmp}/out.npy"};
-    scan_args.insert(scan_args.end(), args.begin(), args.end());
-    add({"scan_" + name, "scan", scan_args, files, code, message});
-    std::vector<file_spec> with_output = files;
-    with_output.push_back(existing_output);
-    add({"scan_" + name + "_over_existing_output", "scan", scan_args, with_output, code, message});
+    writing("scan", name, args, files, code, message);
   }
 
-  // A problem with the output path, which both commands accept through -o.
+  void compact(const std::string& name, const std::vector<std::string>& args, const std::vector<file_spec>& files,
+               int code, const std::string& message) {
+    writing("compact", name, args, files, code, message);
+  }
+
+  // A problem with the output path, which every array command accepts through -o.
   void output(const std::string& name, const std::string& output, std::vector<file_spec> files, int code,
               const std::string& message) {
     files.push_back(valid_input);
-    for (const char* command : {"reduce", "scan"})
-      add({std::string(command) + "_" + name, command, {"-i", "{tmp}/in.npy", "-o", output}, files, code, message});
+    for (const std::string command : {"reduce", "scan", "compact"}) {
+      std::vector<std::string> args{"-i", "{tmp}/in.npy", "-o", output};
+      if (command == "compact") args.insert(args.end(), {"--predicate", "gt:0"});
+      add({command + "_" + name, command, args, files, code, message});
+    }
   }
 
   void add(bad_run row) { rows_.push_back(std::move(row)); }
   std::vector<bad_run> rows() && { return std::move(rows_); }
 
  private:
+  // A command that must write -o out.npy: once with no output file yet and once over an existing one.
+  void writing(const std::string& command, const std::string& name, const std::vector<std::string>& args,
+               const std::vector<file_spec>& files, int code, const std::string& message) {
+    std::vector<std::string> with_o{"-o", "{tmp}/out.npy"};
+    with_o.insert(with_o.end(), args.begin(), args.end());
+    add({command + "_" + name, command, with_o, files, code, message});
+    std::vector<file_spec> with_output = files;
+    with_output.push_back(existing_output);
+    add({command + "_" + name + "_over_existing_output", command, with_o, with_output, code, message});
+  }
+
   std::vector<bad_run> rows_;
 };
 
@@ -505,6 +518,97 @@ std::vector<bad_run> bad_runs() {
   t.add({"histogram_missing_range", "histogram", {"-i", "{tmp}/in.npy", "--bins", "4"}, {u8_samples}, ex_usage,
          "the option '--range' is required"});
 
+  // Compact: every refusal comes before out.npy is written, and leaves an existing one alone. The
+  // input-file and output-path checks are the shared ones; a few rows show compact goes through them.
+  const std::vector<std::string> positive = opts({"--predicate", "gt:0"});
+  const std::vector<std::string> by_flags = opts({"--flags", "{tmp}/f.npy"});
+  const auto flags = [](const std::string& contents) { return file("f.npy", contents); };
+  const file_spec six_flags = flags(npy_text(array_of(std::vector<std::uint8_t>{1, 0, 1, 0, 0, 1})));
+  t.compact("missing_input", {"-i", "{tmp}/missing.npy", "--predicate", "gt:0"}, {}, ex_noinput,
+            "{tmp}/missing.npy: cannot open");
+  t.compact("bad_magic", positive, in("\x93NUMPX" + valid_input_npy.substr(6)), ex_dataerr,
+            "{tmp}/in.npy: not a .npy file: bad magic");
+  t.compact("raw_without_dtype", {"-i", "{tmp}/in.bin", "--predicate", "gt:0"}, raw12, ex_usage,
+            "{tmp}/in.bin: not a .npy file; give --dtype");
+  t.compact("unknown_option", opts({"--predicate", "gt:0", "--frobnicate"}), {valid_input}, ex_usage,
+            "unrecognised option '--frobnicate'");
+  t.compact("bogus_backend", opts({"--predicate", "gt:0", "--backend", "bogus"}), {valid_input}, ex_usage,
+            "--backend must be auto, gpu or cpu, not 'bogus'");
+  t.compact("missing_input_option", {"--predicate", "gt:0"}, {valid_input}, ex_usage, "the option '--input' is required");
+  t.add({"compact_missing_output_option", "compact", positive, {valid_input}, ex_usage, "the option '--output' is required"});
+  t.compact("int8_values", positive, in(npy_text(array_of(std::vector<std::int8_t>{1, 2}))), ex_dataerr,
+            "{tmp}/in.npy: dtype int8 is not supported (supported: int32, uint32, int64, uint64, float32, float64)");
+  t.compact("bool_values_by_flags", by_flags,
+            {file("in.npy", npy_with_header(npy_dict("|b1", "(6,)"), std::string(6, '\1'))), six_flags}, ex_dataerr,
+            "{tmp}/in.npy: dtype bool is not supported");
+  t.compact("raw_int16_values", {"-i", "{tmp}/in.bin", "--dtype", "int16", "--predicate", "gt:0"}, raw12, ex_dataerr,
+            "{tmp}/in.bin: dtype int16 is not supported");
+
+  // Which values to keep: exactly one of --flags and --predicate.
+  t.compact("flags_and_predicate", opts({"--flags", "{tmp}/f.npy", "--predicate", "gt:0"}), {valid_input, six_flags},
+            ex_usage, "give --flags or --predicate, not both");
+  t.compact("neither_flags_nor_predicate", in_npy, {valid_input}, ex_usage,
+            "which values to keep? give --flags F.npy or --predicate P");
+  t.compact("predicate_without_value", opts({"--predicate"}), {valid_input}, ex_usage, "'--predicate'");
+  const std::pair<std::string, std::string> bad_predicates[] = {
+      {"between:1", "'between:1' is not a predicate (nonzero, gt:V, ge:V, lt:V, le:V, eq:V or ne:V)"},
+      {"", "'' is not a predicate"},
+      {"GT:1", "'GT:1' is not a predicate"},
+      {"nonzero:1", "'nonzero:1' is not a predicate"},
+      {"gt", "'gt' needs a value, as in gt:5"},
+      {"ne", "'ne' needs a value, as in ne:5"},
+      {"gt:", "'' is not a valid int32 value"},
+      {"eq:abc", "'abc' is not a valid int32 value"},
+      {"lt:1.5", "'1.5' is not a valid int32 value"},
+      {"le:99999999999", "'99999999999' is not a valid int32 value"},
+      {"ge:1:2", "'1:2' is not a valid int32 value"},
+  };
+  for (std::size_t i = 0; i < std::size(bad_predicates); ++i)
+    t.compact("malformed_predicate_" + std::to_string(i), opts({"--predicate", bad_predicates[i].first}), {valid_input},
+              ex_usage, "--predicate: " + bad_predicates[i].second);
+  // The value is read as the input's dtype.
+  t.compact("negative_value_for_uint32", opts({"--predicate", "ge:-1"}),
+            in(npy_text(array_of(std::vector<std::uint32_t>{1, 2}))), ex_usage,
+            "--predicate: '-1' is not a valid uint32 value");
+  t.compact("value_beyond_float32", opts({"--predicate", "lt:1e39"}), in(npy_text(array_of(std::vector<float>{1.f}))),
+            ex_usage, "--predicate: '1e39' is not a valid float32 value");
+
+  // Flag files.
+  t.compact("fewer_flags_than_values", by_flags,
+            {valid_input, flags(npy_text(array_of(std::vector<std::uint8_t>{1, 0, 1, 0, 0})))}, ex_dataerr,
+            "{tmp}/f.npy: flags of shape (5,) do not match the values' shape (6,) in {tmp}/in.npy");
+  t.compact("more_flags_than_values", by_flags,
+            {valid_input, flags(npy_text(array_of(std::vector<std::int64_t>{1, 0, 1, 0, 0, 1, 1})))}, ex_dataerr,
+            "{tmp}/f.npy: flags of shape (7,) do not match the values' shape (6,) in {tmp}/in.npy");
+  t.compact("flags_of_another_shape", by_flags,
+            {valid_input, flags(npy_text(array_of(std::vector<std::uint8_t>{1, 0, 1, 0, 0, 1}, {2, 3})))}, ex_dataerr,
+            "{tmp}/f.npy: flags of shape (2, 3) do not match the values' shape (6,) in {tmp}/in.npy");
+  t.compact("float32_flags", by_flags, {valid_input, flags(npy_text(array_of(std::vector<float>(6, 1.f))))}, ex_dataerr,
+            "{tmp}/f.npy: flags dtype float32 is not supported (supported: bool, int8, int16, int32, int64, uint8, "
+            "uint16, uint32, uint64)");
+  t.compact("float64_flags", by_flags, {valid_input, flags(npy_text(array_of(std::vector<double>(6, 1.0))))}, ex_dataerr,
+            "{tmp}/f.npy: flags dtype float64 is not supported");
+  t.compact("missing_flags", by_flags, {valid_input}, ex_noinput, "{tmp}/f.npy: cannot open");
+  t.compact("malformed_flags", by_flags, {valid_input, flags("\x93NUMPX" + valid_input_npy.substr(6))}, ex_dataerr,
+            "{tmp}/f.npy: not a .npy file: bad magic");
+  t.compact("truncated_flags", by_flags,
+            {valid_input, flags(npy_with_header(npy_dict("|u1", "(6,)"), std::string(4, '\1')))}, ex_dataerr,
+            "{tmp}/f.npy: truncated data: header says 6 elements");
+  const file_spec raw_flags = file("f.bin", std::string(6, '\1'));
+  t.compact("raw_flags_without_dtype", opts({"--flags", "{tmp}/f.bin"}), {valid_input, raw_flags}, ex_usage,
+            "{tmp}/f.bin: not a .npy file; give --flags-dtype to read it as raw elements");
+  t.compact("unknown_flags_dtype", opts({"--flags", "{tmp}/f.bin", "--flags-dtype", "int128"}), {valid_input, raw_flags},
+            ex_usage, "--flags-dtype: unknown dtype 'int128'");
+  t.compact("raw_flags_of_the_wrong_length", opts({"--flags", "{tmp}/f.bin", "--flags-dtype", "int16"}),
+            {valid_input, raw_flags}, ex_dataerr,
+            "{tmp}/f.bin: flags of shape (3,) do not match the values' shape (6,) in {tmp}/in.npy");
+  t.compact("flags_dtype_for_npy_flags", opts({"--flags", "{tmp}/f.npy", "--flags-dtype", "uint8"}),
+            {valid_input, six_flags}, ex_usage, "--flags-dtype applies to raw input only; {tmp}/f.npy is a .npy file");
+  t.compact("flags_dtype_without_flags", opts({"--predicate", "gt:0", "--flags-dtype", "uint8"}), {valid_input}, ex_usage,
+            "--flags-dtype applies to --flags only");
+  t.add({"compact_output_is_flags", "compact", {"-i", "{tmp}/in.npy", "-o", "{tmp}/f.npy", "--flags", "{tmp}/f.npy"},
+         {valid_input, six_flags}, ex_cantcreat, "output path is the same file as input"});
+
   t.add({"unknown_command", "frobnicate", {}, {}, ex_usage, "unknown command 'frobnicate'"});
   return std::move(t).rows();
 }
@@ -521,8 +625,8 @@ TEST_P(CliBadInput, FailsWithOneLineAndLeavesFilesAlone) {
   const run_result r = run_cpu(args);
 
   EXPECT_EQ(r.exit_code, row.exit_code) << r;
-  const bool known_command =
-      row.command == "reduce" || row.command == "scan" || row.command == "demo" || row.command == "histogram";
+  const bool known_command = row.command == "reduce" || row.command == "scan" || row.command == "demo" ||
+                             row.command == "histogram" || row.command == "compact";
   expect_one_error_line(r, known_command ? "lookback " + row.command + ": " : "lookback: ", expand(row.message));
 
   const auto after = snapshot(dir_);
@@ -693,7 +797,26 @@ void expect_scans_agree(const host_array& input, const host_array& exclusive, co
     ASSERT_EQ(static_cast<U>(static_cast<U>(inc[i]) - static_cast<U>(ex[i])), static_cast<U>(in[i])) << "element " << i;
 }
 
-TEST_F(CliTest, DemoWritesBothScansOfEverySample) {
+// The values of `a` above zero, in order, as the bytes compact writes.
+template <class T>
+std::string positive_bytes(const host_array& a) {
+  std::vector<T> kept;
+  for (const T x : elements<T>(a))
+    if (x > T(0)) kept.push_back(x);
+  return bytes_of(kept);
+}
+
+std::string positive_bytes_of(const host_array& a) {
+  switch (a.type) {
+    case dtype::uint32: return positive_bytes<std::uint32_t>(a);
+    case dtype::int64: return positive_bytes<std::int64_t>(a);
+    case dtype::float32: return positive_bytes<float>(a);
+    case dtype::float64: return positive_bytes<double>(a);
+    default: throw std::runtime_error("a sample of a dtype this test does not know");
+  }
+}
+
+TEST_F(CliTest, DemoWritesTheScansAndPositivesOfEverySample) {
   if (*sample_data_dir == '\0') GTEST_SKIP() << "LOOKBACK_DATA_DIR is not defined";
   std::vector<fs::path> samples;
   for (const auto& e : fs::directory_iterator(sample_data_dir))
@@ -707,6 +830,7 @@ TEST_F(CliTest, DemoWritesBothScansOfEverySample) {
     SCOPED_TRACE(stem);
     expected_names.insert(stem + ".exclusive_sum.npy");
     expected_names.insert(stem + ".inclusive_sum.npy");
+    expected_names.insert(stem + ".positive.npy");
     EXPECT_TRUE(contains(r.out, sample.filename().string())) << r;
 
     const host_array input = lookback::io::read_npy(sample);
@@ -718,6 +842,14 @@ TEST_F(CliTest, DemoWritesBothScansOfEverySample) {
     }
     if (input.type == dtype::int64) expect_scans_agree<std::int64_t>(input, exclusive, inclusive);
     if (input.type == dtype::uint32) expect_scans_agree<std::uint32_t>(input, exclusive, inclusive);
+
+    const host_array positive = read_output("demo/out/" + stem + ".positive.npy");
+    EXPECT_EQ(positive.type, input.type);
+    const std::string expected_bytes = positive_bytes_of(input);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(positive.bytes.data()), positive.bytes.size()), expected_bytes);
+    const std::size_t count = expected_bytes.size() / lookback::io::dtype_size(input.type);
+    const std::string kept = "compact gt:0: kept " + std::to_string(count) + " of " + std::to_string(input.size()) + " -> ";
+    EXPECT_TRUE(contains(r.out, kept)) << kept << "\n" << r;
   }
   EXPECT_EQ(names_of(snapshot(path("demo/out"))), expected_names);
 }
@@ -878,6 +1010,133 @@ TEST_F(CliTest, HistogramHelpGoesToStdout) {
   EXPECT_EQ(r.err, "") << r;
   EXPECT_EQ(r.out.rfind("usage: lookback histogram", 0), 0u) << r;
   EXPECT_TRUE(contains(r.out, "--bins") && contains(r.out, "--range") && contains(r.out, "--chart")) << r;
+}
+
+// --- compact ------------------------------------------------------------------------------------
+
+// The one line compact prints: what it kept, of how many, and where it wrote them.
+std::string compact_line(const std::string& how, std::size_t kept, std::size_t of, const std::string& type,
+                         const std::string& output) {
+  return "compact " + how + ": kept " + std::to_string(kept) + " of " + std::to_string(of) + " " + type +
+         " elements -> " + output;
+}
+
+TEST_F(CliTest, CompactKeepsWhatThePredicatePasses) {
+  const struct {
+    const char* predicate;
+    std::vector<std::int32_t> kept;
+  } cases[] = {
+      {"nonzero", small_values},   {"gt:1", {3, 4, 9}},     {"ge:1", {3, 4, 1, 9}},
+      {"lt:1", {-1, -5}},          {"le:1", {-1, 1, -5}},   {"eq:4", {4}},
+      {"ne:4", {3, -1, 1, -5, 9}}, {"gt:-6", small_values}, {"gt:100", {}},
+  };
+  write_input("in.npy", array_of(small_values));
+  write_file(path("out.npy"), "stale");
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.predicate);
+    const run_result r = run_ok({"compact", "-i", arg("in.npy"), "-o", arg("out.npy"), "--predicate", c.predicate});
+    EXPECT_EQ(lines_of(r.out), std::vector<std::string>{compact_line(c.predicate, c.kept.size(), 6, "int32", arg("out.npy"))});
+    const host_array out = read_output("out.npy");
+    EXPECT_EQ(out.shape, std::vector<std::int64_t>{static_cast<std::int64_t>(c.kept.size())});
+    EXPECT_EQ(elements<std::int32_t>(out), c.kept);
+  }
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"}));  // no temporaries left
+}
+
+// A flag is set when any of its bytes is: the high byte alone, a sign bit alone, every width.
+TEST_F(CliTest, CompactByFlagsOfEveryIntegerDtype) {
+  const std::pair<const char*, std::string> flag_files[] = {
+      {"bool", npy_with_header(npy_dict("|b1", "(6,)"), std::string("\0\1\0\1\0\1", 6))},
+      {"int8", npy_text(array_of(std::vector<std::int8_t>{0, -128, 0, 1, 0, 127}))},
+      {"uint8", npy_text(array_of(std::vector<std::uint8_t>{0, 255, 0, 1, 0, 2}))},
+      {"int16", npy_text(array_of(std::vector<std::int16_t>{0, 256, 0, -1, 0, 1}))},
+      {"uint16", npy_text(array_of(std::vector<std::uint16_t>{0, 0x8000, 0, 1, 0, 2}))},
+      {"int32", npy_text(array_of(std::vector<std::int32_t>{0, 1 << 24, 0, -1, 0, 7}))},
+      {"uint32", npy_text(array_of(std::vector<std::uint32_t>{0, 0x80000000u, 0, 1, 0, 2}))},
+      {"int64", npy_text(array_of(std::vector<std::int64_t>{0, std::int64_t{1} << 40, 0, -1, 0, 3}))},
+      {"uint64", npy_text(array_of(std::vector<std::uint64_t>{0, 1ull << 63, 0, 1, 0, 2}))},
+  };
+  write_input("in.npy", array_of(small_values));
+  for (const auto& [type, contents] : flag_files) {
+    SCOPED_TRACE(type);
+    write_file(path("f.npy"), contents);
+    const run_result r = run_ok({"compact", "-i", arg("in.npy"), "-o", arg("out.npy"), "--flags", arg("f.npy")});
+    EXPECT_EQ(lines_of(r.out), std::vector<std::string>{compact_line("by flags", 3, 6, "int32", arg("out.npy"))});
+    EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), (std::vector<std::int32_t>{-1, 1, 9}));
+  }
+}
+
+// Values and their flags keep their bytes: NaN and infinities pass through, -0.0 equals 0.
+TEST_F(CliTest, CompactKeepsTheValuesDtype) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  write_input("f64.npy", array_of(std::vector<double>{-0.0, 0.5, nan, 2.5, -inf, 0.0}));
+  run_ok({"compact", "-i", arg("f64.npy"), "-o", arg("out.npy"), "--predicate", "ne:0"});
+  EXPECT_EQ(read_output("out.npy").type, dtype::float64);
+  EXPECT_EQ(read_output("out.npy").bytes, array_of(std::vector<double>{0.5, nan, 2.5, -inf}).bytes);
+
+  write_input("f32.npy", array_of(std::vector<float>{0.25f, 1.5f, 3.f, -2.f}));
+  run_ok({"compact", "-i", arg("f32.npy"), "-o", arg("out.npy"), "--predicate", "ge:1.5"});
+  EXPECT_EQ(elements<float>(read_output("out.npy")), (std::vector<float>{1.5f, 3.f}));
+
+  write_input("u64.npy", array_of(std::vector<std::uint64_t>{~0ull, 1, 1ull << 63}));
+  run_ok({"compact", "-i", arg("u64.npy"), "-o", arg("out.npy"), "--predicate", "gt:9223372036854775807"});
+  EXPECT_EQ(elements<std::uint64_t>(read_output("out.npy")), (std::vector<std::uint64_t>{~0ull, 1ull << 63}));
+
+  write_input("i64.npy", array_of(std::vector<std::int64_t>{-3, 5, -1, 0}));
+  write_input("f.npy", array_of(std::vector<std::uint8_t>{1, 1, 0, 1}));
+  run_ok({"compact", "-i", arg("i64.npy"), "-o", arg("out.npy"), "--flags", arg("f.npy")});
+  EXPECT_EQ(elements<std::int64_t>(read_output("out.npy")), (std::vector<std::int64_t>{-3, 5, 0}));
+}
+
+// A 2-D array compacts in C order into a 1-D one, by a predicate or by flags of its shape.
+TEST_F(CliTest, CompactFlattensATwoDimensionalArray) {
+  write_input("in.npy", array_of(std::vector<std::uint32_t>{1, 0, 2, 3, 0, 4}, {2, 3}));
+  const run_result r = run_ok({"compact", "-i", arg("in.npy"), "-o", arg("out.npy"), "--predicate", "nonzero"});
+  EXPECT_EQ(lines_of(r.out), std::vector<std::string>{compact_line("nonzero", 4, 6, "uint32", arg("out.npy"))});
+  host_array out = read_output("out.npy");
+  EXPECT_EQ(out.shape, std::vector<std::int64_t>{4});
+  EXPECT_EQ(elements<std::uint32_t>(out), (std::vector<std::uint32_t>{1, 2, 3, 4}));
+
+  write_input("f.npy", array_of(std::vector<std::int32_t>{0, 0, 1, 1, 0, 0}, {2, 3}));
+  run_ok({"compact", "-i", arg("in.npy"), "-o", arg("out.npy"), "--flags", arg("f.npy")});
+  out = read_output("out.npy");
+  EXPECT_EQ(out.shape, std::vector<std::int64_t>{2});
+  EXPECT_EQ(elements<std::uint32_t>(out), (std::vector<std::uint32_t>{2, 3}));
+}
+
+TEST_F(CliTest, CompactOfAnEmptyArray) {
+  write_input("in.npy", array_of(std::vector<float>{}));
+  write_input("f.npy", array_of(std::vector<std::uint8_t>{}));
+  for (const auto& how : std::vector<std::vector<std::string>>{{"--predicate", "gt:0"}, {"--flags", arg("f.npy")}}) {
+    SCOPED_TRACE(how[0]);
+    std::vector<std::string> args{"compact", "-i", arg("in.npy"), "-o", arg("out.npy")};
+    args.insert(args.end(), how.begin(), how.end());
+    const run_result r = run_ok(args);
+    EXPECT_TRUE(contains(r.out, ": kept 0 of 0 float32 elements")) << r;
+    const host_array out = read_output("out.npy");
+    EXPECT_EQ(out.type, dtype::float32);
+    EXPECT_EQ(out.shape, std::vector<std::int64_t>{0});
+  }
+}
+
+TEST_F(CliTest, CompactRawInputFlagsAndOutput) {
+  write_file(path("in.bin"), bytes_of(std::vector<std::int64_t>{5, -2, 7}));
+  run_ok({"compact", "-i", arg("in.bin"), "--dtype", "int64", "-o", arg("out.bin"), "--predicate", "lt:6"});
+  EXPECT_EQ(read_file(path("out.bin")), bytes_of(std::vector<std::int64_t>{5, -2}));
+
+  write_file(path("f.bin"), bytes_of(std::vector<std::uint16_t>{0, 0x100, 1}));
+  run_ok({"compact", "-i", arg("in.bin"), "--dtype", "int64", "-o", arg("out.npy"), "--flags", arg("f.bin"),
+          "--flags-dtype", "uint16"});
+  EXPECT_EQ(elements<std::int64_t>(read_output("out.npy")), (std::vector<std::int64_t>{-2, 7}));
+}
+
+TEST_F(CliTest, CompactHelpGoesToStdout) {
+  const run_result r = run({"compact", "--help"});
+  EXPECT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(r.out.rfind("usage: lookback compact", 0), 0u) << r;
+  for (const char* option : {"--flags", "--flags-dtype", "--predicate", "gt:V", "--verify", "--backend"})
+    EXPECT_TRUE(contains(r.out, option)) << option << "\n" << r;
 }
 
 // --- backends ---------------------------------------------------------------------------------
@@ -1091,6 +1350,54 @@ TEST_F(CliBackendTest, HistogramOnTheGpuMatchesTheCpu) {
   })) << verified;
   for (const char* name : {"gpu.npy", "v.npy"})
     EXPECT_EQ(elements<std::uint64_t>(read_output(name)), elements<std::uint64_t>(read_output("cpu.npy"))) << name;
+}
+
+// The GPU compaction against the CPU backend's, and --verify against CUB, by a predicate and by flags
+// wider than a byte; without a GPU, --verify is refused.
+TEST_F(CliBackendTest, CompactOnTheGpuMatchesTheCpu) {
+  const bool gpu = gpu_usable();
+  std::vector<float> values;
+  std::vector<std::int16_t> flags;
+  std::size_t positives = 0, flagged = 0;
+  for (int i = 0; i < 100003; ++i) {  // many tiles, the last one partial
+    values.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 8.f);
+    flags.push_back(i % 3 == 0 ? 0 : 256);
+    positives += values.back() > 0.5f;
+    flagged += flags.back() != 0;
+  }
+  write_input("values.npy", array_of(values));
+  write_input("flags.npy", array_of(flags));
+  const std::pair<std::vector<std::string>, std::size_t> selections[] = {{{"--predicate", "gt:0.5"}, positives},
+                                                                         {{"--flags", arg("flags.npy")}, flagged}};
+  for (const auto& [how, kept] : selections) {
+    SCOPED_TRACE(how[0]);
+    const auto with = [&, &how = how](std::vector<std::string> extra) {
+      std::vector<std::string> args{"compact", "-i", arg("values.npy")};
+      args.insert(args.end(), how.begin(), how.end());
+      args.insert(args.end(), extra.begin(), extra.end());
+      return args;
+    };
+    if (!gpu) {
+      const run_result r = run(with({"--verify", "-o", arg("v.npy")}));
+      EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+      expect_one_error_line(r, "lookback compact: ", "--verify");
+      EXPECT_FALSE(fs::exists(path("v.npy")));
+      continue;
+    }
+    const run_result cpu = run(with({"--backend", "cpu", "-o", arg("cpu.npy")}));
+    const run_result on_gpu = run(with({"--backend", "gpu", "-o", arg("gpu.npy")}));
+    const run_result verified = run(with({"--verify", "-o", arg("v.npy")}));
+    for (const run_result* r : {&cpu, &on_gpu, &verified}) {
+      EXPECT_EQ(r->exit_code, ex_ok) << *r;
+      EXPECT_TRUE(contains(r->out, ": kept " + std::to_string(kept) + " of 100003 float32 elements")) << *r;
+    }
+    const auto lines = lines_of(verified.out);
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+      return contains(l, "outputs match") && contains(l, "cub");
+    })) << verified;
+    EXPECT_EQ(read_output("cpu.npy").size(), static_cast<std::int64_t>(kept));
+    for (const char* name : {"gpu.npy", "v.npy"}) EXPECT_EQ(read_output(name).bytes, read_output("cpu.npy").bytes) << name;
+  }
 }
 
 }  // namespace

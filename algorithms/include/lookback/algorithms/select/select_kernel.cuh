@@ -9,6 +9,7 @@
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
+#include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
 
@@ -42,12 +43,9 @@ __global__ void __launch_bounds__(Policy::threads)
   };
   __shared__ storage s;
 
-  if (threadIdx.x == 0) s.tile_id = atomicAdd(d_tile_counter, 1u);
-  __syncthreads();
-  const std::int64_t tile = s.tile_id;
+  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   const std::int64_t base = tile * tile_items;
-  const std::int64_t rest = n - base;
-  const int valid = static_cast<int>(rest < tile_items ? rest : tile_items);
+  const int valid = tile::items_in_tile(tile, tile_items, n);
   const bool vectors = Policy::vector_access && aligned;
 
   T items[items_per_thread];

@@ -5,16 +5,11 @@
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
+#include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
 
 namespace lookback::device {
-
-template <class Policy>
-__device__ __forceinline__ int valid_items(std::int64_t tile, std::int64_t n) {
-  const std::int64_t rest = n - tile * Policy::tile_items;
-  return static_cast<int>(rest < Policy::tile_items ? rest : Policy::tile_items);
-}
 
 /// Scans tile `tile` whose items are loaded: block scan, look-back, store.
 template <class Policy, bool Exclusive, class OutputIt, class T, class Op, class StatusArray, class Storage>
@@ -52,9 +47,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, int valid, T (&item
   io::store(d_out + base, valid, items, s.io, vectors);
 }
 
-/// Blocks take tile ids from an atomic counter in the order they start, not from blockIdx, so a
-/// tile's predecessors have all started and the look-back cannot wait on a block that is not running.
-/// (Loading tile blockIdx.x while the id is on the way, and a persistent grid that fetches its next id
+/// Tile ids come from tile::acquire_tile. (Loading tile blockIdx.x while the id is on the way, and a persistent grid that fetches its next id
 /// early, both measured slower: bench/scan_tuning_bench.cu history in policy/scan_policy.cuh.)
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads)
@@ -69,13 +62,11 @@ __global__ void __launch_bounds__(Policy::threads)
   };
   __shared__ storage s;
 
-  if (threadIdx.x == 0) s.tile_id = atomicAdd(d_tile_counter, 1u);
-  __syncthreads();
-  const std::int64_t tile = s.tile_id;
+  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   T items[Policy::items_per_thread];
   // 16-byte vector accesses when the arrays are aligned and the policy asks for them.
   const bool vectors = Policy::vector_access && aligned;
-  const int valid = valid_items<Policy>(tile, n);
+  const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
   io::load(d_in + tile * Policy::tile_items, valid, items, identity_of<T>(op), s.io, vectors);
   scan_tile<Policy, Exclusive>(tile, valid, items, d_out, op, init, tiles, s, vectors);
 }

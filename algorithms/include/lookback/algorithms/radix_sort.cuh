@@ -1,0 +1,206 @@
+#pragma once
+// Stable LSD radix sort, keys only or key-value pairs, ascending or descending, over an optional bit
+// range [begin_bit, end_bit) of the keys' order-preserving bit patterns (radix_sort/key_bits.cuh): the
+// same order as cub::DeviceRadixSort. Onesweep (Adinets & Merrill 2022): one read of the keys counts
+// the digits of every 8-bit pass, then one kernel per pass ranks, looks back and scatters. Passes whose
+// digit is the same in every key are skipped, decided on the device (radix_sort/pass_plan.cuh), so
+// nothing here synchronises the host.
+//
+// Two forms, with CUB's two-phase temporary storage (null pointer first):
+//  - separate input and output: the input is left alone, and the temporary storage holds a third
+//    buffer of keys (and values);
+//  - double_buffer: the keys (and values) in `current` are sorted using `alternate` as the other
+//    buffer, and current() names the result afterwards: memory is the two buffers plus small scratch.
+// Up to 2^32 - 1 items.
+#include <lookback/algorithms/radix_sort/key_bits.cuh>
+#include <lookback/algorithms/radix_sort/onesweep_kernel.cuh>
+#include <lookback/algorithms/radix_sort/pass_plan.cuh>
+#include <lookback/algorithms/radix_sort/radix_sort_policy.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/detail/temp_layout.cuh>
+#include <lookback/primitives/error.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
+#include <lookback/primitives/tile/tile_status.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace lookback {
+
+/// A pair of device buffers of which one, current(), holds the data.
+template <class T>
+struct double_buffer {
+  T* buffers[2] = {nullptr, nullptr};
+  int selector = 0;
+  double_buffer() = default;
+  double_buffer(T* d_current, T* d_alternate) : buffers{d_current, d_alternate} {}
+  [[nodiscard]] T* current() const { return buffers[selector]; }
+  [[nodiscard]] T* alternate() const { return buffers[selector ^ 1]; }
+};
+
+namespace radix::detail {
+
+inline int pass_count(int begin_bit, int end_bit) { return (end_bit - begin_bit + radix_bits - 1) / radix_bits; }
+
+template <class Key>
+void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
+  lookback::detail::check_item_count(n, "lookback::radix_sort");
+  if (n > static_cast<std::int64_t>(std::numeric_limits<unsigned>::max()))
+    throw std::invalid_argument("lookback::radix_sort: at most 2^32 - 1 items, not " + std::to_string(n));
+  constexpr int key_bits = 8 * static_cast<int>(sizeof(Key));
+  if (begin_bit < 0 || end_bit > key_bits || begin_bit >= end_bit)
+    throw std::invalid_argument("lookback::radix_sort: bit range [" + std::to_string(begin_bit) + ", " +
+                                std::to_string(end_bit) + ") is not inside the key's " + std::to_string(key_bits) +
+                                " bits");
+}
+
+/// Sorts with an explicit policy; `buffers` as in pass_plan.cuh. The temporary storage's last part
+/// is the spare buffer of keys and values of the separate-buffer form (spare_items of each).
+template <class Policy, class Key, class Value, bool Descending>
+void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
+                      std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
+  static_assert(sortable_key<Key>, "keys: uint8, uint16, uint32, int32, float, uint64, int64 or double");
+  constexpr bool has_values = !std::is_same_v<Value, no_value>;
+  static_assert(!has_values || sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
+  using onesweep = typename Policy::onesweep;
+  using status_array = tile::status_array<unsigned>;
+  check_arguments<Key>(n, begin_bit, end_bit);
+  const int passes = pass_count(begin_bit, end_bit);
+  const std::int64_t tiles = std::max<std::int64_t>(1, (n + onesweep::tile_items - 1) / onesweep::tile_items);
+  const std::size_t spare = spare_in_temp ? static_cast<std::size_t>(n) : 0;
+  const lookback::detail::temp_layout layout{
+      sizeof(unsigned) * max_passes * radix_digits * 2 + sizeof(unsigned) * max_passes,  // counts, bases, tile ids
+      sizeof(pass_plan), status_array::bytes_for(tiles * radix_digits), spare * sizeof(Key),
+      has_values ? spare * sizeof(Value) : 0};
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::radix_sort")) return;
+  if (spare_in_temp) {
+    buffers.keys_other = layout.part(d_temp_storage, 3);
+    if (has_values) buffers.values_other = layout.part(d_temp_storage, 4);
+  }
+
+  auto* d_counts = layout.part<unsigned>(d_temp_storage, 0);
+  unsigned* d_bases = d_counts + max_passes * radix_digits;
+  unsigned* d_tile_counters = d_bases + max_passes * radix_digits;
+  auto* d_plan = layout.part<pass_plan>(d_temp_storage, 1);
+  void* d_status = layout.part(d_temp_storage, 2);
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(unsigned) * (max_passes * radix_digits * 2 + max_passes), stream));
+
+  const auto* d_keys_in = static_cast<const Key*>(buffers.keys_in);
+  if (n > 0) {
+    using histogram_policy = typename Policy::histogram;
+    const auto histogram = digit_histogram_kernel<histogram_policy, Key, Descending>;
+    const std::int64_t per_block = std::int64_t{histogram_policy::threads} * histogram_policy::vectors_in_flight *
+                                   thread::vector16<Key>::size;
+    const int blocks = static_cast<int>(std::min<std::int64_t>(
+        (n + per_block - 1) / per_block, lookback::detail::resident_blocks(histogram, histogram_policy::threads)));
+    histogram<<<blocks, histogram_policy::threads, 0, stream>>>(d_keys_in, n, thread::aligned16(d_keys_in), begin_bit,
+                                                                 end_bit, passes, d_counts);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+  plan_passes_kernel<<<1, radix_digits, 0, stream>>>(d_counts, n, passes, buffers, d_bases, d_plan);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+
+  const status_array status(d_status, tiles * radix_digits);
+  for (int p = 0; p < passes && n > 0; ++p) {
+    // Descriptors start "not ready" for every pass.
+    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_status, 0, status_array::bytes_for(tiles * radix_digits), stream));
+    const int shift = begin_bit + p * radix_bits;
+    const int width = std::min(radix_bits, end_bit - shift);
+    onesweep_kernel<onesweep, Key, Value, Descending><<<static_cast<unsigned>(tiles), onesweep::threads, 0, stream>>>(
+        d_plan, p, n, shift, width, d_bases + p * radix_digits, status, d_tile_counters + p);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+  const int copy_blocks = static_cast<int>(std::min<std::int64_t>((n + 255) / 256, 4096));
+  if (copy_blocks > 0) {
+    plan_copy_kernel<Key><<<copy_blocks, 256, 0, stream>>>(d_plan, false, n);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+    if constexpr (has_values) {
+      plan_copy_kernel<Value><<<copy_blocks, 256, 0, stream>>>(d_plan, true, n);
+      LOOKBACK_CUDA_TRY(cudaGetLastError());
+    }
+  }
+}
+
+template <bool Descending, class Key, class Value>
+void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
+                   const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit, int end_bit,
+                   cudaStream_t stream) {
+  const sort_buffers buffers{d_keys_in, d_keys_out, nullptr, d_values_in, d_values_out, nullptr, false};
+  sort_with_policy<policy::radix_sort<Key>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
+                                                                    begin_bit, end_bit, true, stream);
+}
+
+template <bool Descending, class Key, class Value>
+void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_buffer<Key>& keys,
+                 double_buffer<Value>* values, std::int64_t n, int begin_bit, int end_bit, cudaStream_t stream) {
+  // The host knows how many passes there are but not which the device skips: the result goes where
+  // running them all would leave it, with a last copy on the device when skipping left it elsewhere.
+  const int flip = pass_count(begin_bit, end_bit) % 2;
+  const sort_buffers buffers{keys.current(),
+                             keys.buffers[keys.selector ^ flip],
+                             keys.alternate(),
+                             values ? values->current() : nullptr,
+                             values ? values->buffers[values->selector ^ flip] : nullptr,
+                             values ? values->alternate() : nullptr,
+                             true};
+  sort_with_policy<policy::radix_sort<Key>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
+                                                                    begin_bit, end_bit, false, stream);
+  if (d_temp_storage != nullptr) {
+    keys.selector ^= flip;
+    if (values) values->selector ^= flip;
+  }
+}
+
+}  // namespace radix::detail
+
+template <class Key>
+void radix_sort_keys(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
+                     std::int64_t n, int begin_bit = 0, int end_bit = 8 * sizeof(Key), cudaStream_t stream = nullptr) {
+  radix::detail::sort_separate<false, Key, radix::no_value>(d_temp_storage, temp_storage_bytes, d_keys_in, d_keys_out,
+                                                            nullptr, nullptr, n, begin_bit, end_bit, stream);
+}
+
+template <class Key>
+void radix_sort_keys_descending(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in,
+                                Key* d_keys_out, std::int64_t n, int begin_bit = 0, int end_bit = 8 * sizeof(Key),
+                                cudaStream_t stream = nullptr) {
+  radix::detail::sort_separate<true, Key, radix::no_value>(d_temp_storage, temp_storage_bytes, d_keys_in, d_keys_out,
+                                                           nullptr, nullptr, n, begin_bit, end_bit, stream);
+}
+
+template <class Key, class Value>
+void radix_sort_pairs(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
+                      const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit = 0,
+                      int end_bit = 8 * sizeof(Key), cudaStream_t stream = nullptr) {
+  radix::detail::sort_separate<false>(d_temp_storage, temp_storage_bytes, d_keys_in, d_keys_out, d_values_in,
+                                      d_values_out, n, begin_bit, end_bit, stream);
+}
+
+template <class Key, class Value>
+void radix_sort_pairs_descending(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in,
+                                 Key* d_keys_out, const Value* d_values_in, Value* d_values_out, std::int64_t n,
+                                 int begin_bit = 0, int end_bit = 8 * sizeof(Key), cudaStream_t stream = nullptr) {
+  radix::detail::sort_separate<true>(d_temp_storage, temp_storage_bytes, d_keys_in, d_keys_out, d_values_in,
+                                     d_values_out, n, begin_bit, end_bit, stream);
+}
+
+/// Double-buffer forms: keys.current() (and values->current()) name the sorted data afterwards.
+template <class Key>
+void radix_sort_keys(void* d_temp_storage, std::size_t& temp_storage_bytes, double_buffer<Key>& keys, std::int64_t n,
+                     int begin_bit = 0, int end_bit = 8 * sizeof(Key), cudaStream_t stream = nullptr) {
+  radix::detail::sort_double<false, Key, radix::no_value>(d_temp_storage, temp_storage_bytes, keys, nullptr, n,
+                                                          begin_bit, end_bit, stream);
+}
+
+template <class Key, class Value>
+void radix_sort_pairs(void* d_temp_storage, std::size_t& temp_storage_bytes, double_buffer<Key>& keys,
+                      double_buffer<Value>& values, std::int64_t n, int begin_bit = 0, int end_bit = 8 * sizeof(Key),
+                      cudaStream_t stream = nullptr) {
+  radix::detail::sort_double<false>(d_temp_storage, temp_storage_bytes, keys, &values, n, begin_bit, end_bit, stream);
+}
+
+}  // namespace lookback

@@ -1,0 +1,51 @@
+#pragma once
+// Keys as unsigned bit patterns whose unsigned order is the keys' order (CUB's "twiddling"): unsigned
+// integers as they are, signed integers with the sign bit flipped, floating point with the sign bit
+// flipped when clear and every bit flipped when set. NaNs sort by bit pattern (negative NaNs first,
+// positive ones last). -0.0 counts as +0.0, so the two are equal keys and keep their input order:
+// cub::DeviceRadixSort (CUDA 13.0, radix_rank_sort_operations.cuh, ProcessFloatMinusZero) does the
+// same, in both directions. Descending sorts invert the pattern; equal keys stay equal, so the sort
+// stays stable.
+#include <cuda_runtime_api.h>  // __host__ __device__ for host compilers too
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace lookback::radix {
+
+template <class Key>
+inline constexpr bool sortable_key =
+    std::is_same_v<Key, std::uint8_t> || std::is_same_v<Key, std::uint16_t> || std::is_same_v<Key, std::uint32_t> ||
+    std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, float> || std::is_same_v<Key, std::uint64_t> ||
+    std::is_same_v<Key, std::int64_t> || std::is_same_v<Key, double> || std::is_same_v<Key, unsigned long long> ||
+    std::is_same_v<Key, long long>;
+
+template <class Key>
+using bits_t = std::conditional_t<sizeof(Key) == 1, std::uint8_t,
+                                  std::conditional_t<sizeof(Key) == 2, std::uint16_t,
+                                                     std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>>>;
+
+template <class Key, bool Descending>
+__host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
+  using bits = bits_t<Key>;
+  constexpr bits sign = bits{1} << (8 * sizeof(Key) - 1);
+  bits b;
+  memcpy(&b, &key, sizeof(Key));
+  if constexpr (std::is_floating_point_v<Key>) {
+    if (b == sign) b = 0;  // -0.0
+    b ^= (b & sign) ? static_cast<bits>(~bits{0}) : sign;
+  } else if constexpr (std::is_signed_v<Key>) {
+    b ^= sign;
+  }
+  if constexpr (Descending) b = static_cast<bits>(~b);
+  return b;
+}
+
+/// The digit of `bits` at [shift, shift + width), width at most 8.
+template <class Bits>
+__host__ __device__ __forceinline__ unsigned digit_of(Bits bits, int shift, int width) {
+  return static_cast<unsigned>(bits >> shift) & ((1u << width) - 1u);
+}
+
+}  // namespace lookback::radix

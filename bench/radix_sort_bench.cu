@@ -1,0 +1,88 @@
+// Radix sort of keys over all their bits: lookback beside cub::DeviceRadixSort, thrust::sort (or
+// sort_by_key) and a device memcpy of the keys (and values), for uint32 keys, uint32/uint32 pairs and
+// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at).
+#include "support/bench_support.cuh"
+
+#include <lookback/algorithms/radix_sort.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+namespace lookback::bench {
+namespace {
+
+enum class impl { lookback, cub, thrust };
+const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
+
+template <class Key, class Value>
+void register_case(const char* op, impl which, std::int64_t n) {
+  constexpr bool pairs = !std::is_same_v<Value, void>;
+  using value_t = std::conditional_t<pairs, Value, std::uint32_t>;
+  const io::dtype type = sizeof(Key) == 4 ? io::dtype::uint32 : io::dtype::uint64;
+  register_gpu_benchmark(bench_name(op, impl_name(which), type, n), [=](benchmark::State& state) {
+    const auto* d_keys_in = static_cast<const Key*>(random_input(type, n, spread::all_bits));
+    const std::size_t key_bytes = static_cast<std::size_t>(n) * sizeof(Key);
+    const std::size_t value_bytes = pairs ? static_cast<std::size_t>(n) * sizeof(value_t) : 0;
+    auto* d_keys_out = static_cast<Key*>(scratch(key_bytes, 0));
+    const auto* d_values_in = static_cast<const value_t*>(pairs ? random_input(io::dtype::uint32, n) : nullptr);
+    auto* d_values_out = static_cast<value_t*>(pairs ? scratch(value_bytes, 1) : nullptr);
+    // Keys and values read and written once: what a single pass would move.
+    const double bytes = 2.0 * static_cast<double>(key_bytes + value_bytes);
+    if (which == impl::thrust) {
+      auto* d_keys = static_cast<Key*>(scratch(key_bytes, 3));
+      auto* d_values = static_cast<value_t*>(pairs ? scratch(value_bytes, 4) : nullptr);
+      // Thrust sorts in place: each run sorts a fresh copy, and the copy is timed with it.
+      time_gpu(state, bytes, n, [&] {
+        LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_keys, d_keys_in, key_bytes, cudaMemcpyDeviceToDevice, stream()));
+        if constexpr (pairs) {
+          LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_values, d_values_in, value_bytes, cudaMemcpyDeviceToDevice, stream()));
+          thrust::sort_by_key(thrust::cuda::par_nosync.on(stream()), d_keys, d_keys + n, d_values);
+        } else {
+          thrust::sort(thrust::cuda::par_nosync.on(stream()), d_keys, d_keys + n);
+        }
+      });
+      return;
+    }
+    auto call = [&](void* d_temp, std::size_t& temp_bytes) {
+      if (which == impl::lookback) {
+        if constexpr (pairs)
+          radix_sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, 0,
+                           8 * static_cast<int>(sizeof(Key)), stream());
+        else
+          radix_sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, n, 0, 8 * static_cast<int>(sizeof(Key)), stream());
+      } else {
+        if constexpr (pairs)
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+                                                            d_values_out, static_cast<int>(n), 0,
+                                                            8 * static_cast<int>(sizeof(Key)), stream()));
+        else
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_keys_in, d_keys_out,
+                                                           static_cast<int>(n), 0, 8 * static_cast<int>(sizeof(Key)),
+                                                           stream()));
+      }
+    };
+    std::size_t temp_bytes = 0;
+    call(nullptr, temp_bytes);
+    void* d_temp = scratch(temp_bytes, 2);
+    time_gpu(state, bytes, n, [&] { call(d_temp, temp_bytes); });
+  });
+}
+
+template <class Key, class Value>
+void register_op(const char* op, std::int64_t max_n) {
+  for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, max_n}) {
+    for (const impl which : {impl::lookback, impl::cub, impl::thrust}) register_case<Key, Value>(op, which, n);
+    register_memcpy(op, sizeof(Key) == 4 ? io::dtype::uint32 : io::dtype::uint64, n);
+  }
+}
+
+const bool registered = [] {
+  register_op<std::uint32_t, void>("sort_keys", std::int64_t{1} << 28);
+  register_op<std::uint32_t, std::uint32_t>("sort_pairs", std::int64_t{1} << 28);
+  register_op<std::uint64_t, void>("sort_keys", std::int64_t{1} << 27);
+  return true;
+}();
+
+}  // namespace
+}  // namespace lookback::bench

@@ -1,0 +1,23 @@
+#pragma once
+// Tile ids for single-pass kernels with a look-back: blocks take ids from an atomic counter in the
+// order they start, not from blockIdx, so every tile a block may wait on belongs to a block that has
+// already started and cannot be starved by one the hardware has not scheduled yet.
+#include <cstdint>
+
+namespace lookback::tile {
+
+/// Called by every thread of the block (it synchronises the block); `shared_slot` is a __shared__
+/// unsigned the block owns.
+__device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot) {
+  if (threadIdx.x == 0) shared_slot = atomicAdd(d_counter, 1u);
+  __syncthreads();
+  return shared_slot;
+}
+
+/// Items in tile `tile` of `tile_items` each, n in all.
+__device__ __forceinline__ int items_in_tile(std::int64_t tile, int tile_items, std::int64_t n) {
+  const std::int64_t rest = n - tile * tile_items;
+  return static_cast<int>(rest < tile_items ? rest : tile_items);
+}
+
+}  // namespace lookback::tile

@@ -1,0 +1,340 @@
+// The Onesweep radix sort: every key type, keys only and pairs, ascending and descending, bit ranges,
+// tile boundaries and hard distributions, against a stable CPU sort and cub::DeviceRadixSort; outputs
+// poisoned first, every element checked.
+#include "support/gpu_test.hpp"
+#include "support/test_sizes.hpp"
+
+#include <lookback/algorithms/radix_sort.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+
+enum class keys_shape { uniform, all_equal, sorted, reversed, few_distinct, specials };
+const keys_shape all_shapes[] = {keys_shape::uniform, keys_shape::all_equal, keys_shape::sorted,
+                                 keys_shape::reversed, keys_shape::few_distinct, keys_shape::specials};
+const char* shape_name(keys_shape s) {
+  switch (s) {
+    case keys_shape::uniform: return "uniform";
+    case keys_shape::all_equal: return "all equal";
+    case keys_shape::sorted: return "sorted";
+    case keys_shape::reversed: return "reverse sorted";
+    case keys_shape::few_distinct: return "few distinct";
+    case keys_shape::specials: return "special values";
+  }
+  return "?";
+}
+
+template <class Key>
+Key key_from_bits(std::uint64_t r) {
+  Key k;
+  radix::bits_t<Key> b = static_cast<radix::bits_t<Key>>(r);
+  std::memcpy(&k, &b, sizeof(Key));
+  return k;
+}
+
+/// Random bit patterns (for floats: every value, NaNs and infinities included), or a harder shape.
+template <class Key>
+std::vector<Key> make_keys(keys_shape shape, std::int64_t n, std::mt19937_64& rng) {
+  std::vector<Key> keys(static_cast<std::size_t>(n));
+  const Key one_key = key_from_bits<Key>(rng());
+  for (Key& k : keys) {
+    switch (shape) {
+      case keys_shape::all_equal: k = one_key; break;
+      // AND of several random words: bits mostly 0, many duplicates, some passes' digits constant.
+      case keys_shape::few_distinct: k = key_from_bits<Key>(rng() & rng() & rng() & rng()); break;
+      case keys_shape::specials:
+        if constexpr (std::is_floating_point_v<Key>) {
+          const Key specials[] = {Key(0.0), Key(-0.0), std::numeric_limits<Key>::infinity(),
+                                  -std::numeric_limits<Key>::infinity(), std::numeric_limits<Key>::quiet_NaN(),
+                                  -std::numeric_limits<Key>::quiet_NaN(), std::numeric_limits<Key>::denorm_min(),
+                                  -std::numeric_limits<Key>::denorm_min(), Key(1.5), Key(-1.5)};
+          k = rng() % 3 == 0 ? key_from_bits<Key>(rng()) : specials[rng() % 10];
+        } else {
+          const Key specials[] = {std::numeric_limits<Key>::min(), std::numeric_limits<Key>::max(), Key(0), Key(1)};
+          k = rng() % 3 == 0 ? key_from_bits<Key>(rng()) : specials[rng() % 4];
+        }
+        break;
+      default: k = key_from_bits<Key>(rng());
+    }
+  }
+  if (shape == keys_shape::sorted || shape == keys_shape::reversed) {
+    std::stable_sort(keys.begin(), keys.end(), [](Key a, Key b) {
+      return radix::ordered_bits<Key, false>(a) < radix::ordered_bits<Key, false>(b);
+    });
+    if (shape == keys_shape::reversed) std::reverse(keys.begin(), keys.end());
+  }
+  return keys;
+}
+
+/// The stable order of the keys' bit patterns restricted to [begin, end): a permutation.
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, bool descending, int begin, int end) {
+  std::vector<std::uint32_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const int width = end - begin;
+  const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << width) - 1);
+  auto field = [&](std::uint32_t i) {
+    const std::uint64_t b = descending ? radix::ordered_bits<Key, true>(keys[i]) : radix::ordered_bits<Key, false>(keys[i]);
+    return (b >> begin) & mask;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return field(a) < field(b); });
+  return order;
+}
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class Key, class Value>
+struct sorted {
+  std::vector<Key> keys;
+  std::vector<Value> values;
+};
+
+template <class Key, class Value, bool Pairs>
+sorted<Key, Value> sort_ours(const device_buffer<Key>& d_keys, const device_buffer<Value>& d_values, bool descending,
+                             int begin, int end, cudaStream_t stream) {
+  const std::int64_t n = static_cast<std::int64_t>(d_keys.size());
+  device_buffer<Key> d_keys_out(d_keys.size(), stream);
+  device_buffer<Value> d_values_out(d_values.size(), stream);
+  d_keys_out.fill_bytes(poison_byte);
+  d_values_out.fill_bytes(poison_byte);
+  auto call = [&](void* d_temp, std::size_t& bytes) {
+    if constexpr (Pairs) {
+      if (descending)
+        radix_sort_pairs_descending(d_temp, bytes, d_keys.data(), d_keys_out.data(), d_values.data(),
+                                    d_values_out.data(), n, begin, end, stream);
+      else
+        radix_sort_pairs(d_temp, bytes, d_keys.data(), d_keys_out.data(), d_values.data(), d_values_out.data(), n,
+                         begin, end, stream);
+    } else {
+      if (descending) radix_sort_keys_descending(d_temp, bytes, d_keys.data(), d_keys_out.data(), n, begin, end, stream);
+      else radix_sort_keys(d_temp, bytes, d_keys.data(), d_keys_out.data(), n, begin, end, stream);
+    }
+  };
+  std::size_t bytes = 0;
+  call(nullptr, bytes);
+  device_buffer<std::byte> d_temp(bytes, stream);
+  call(d_temp.data(), bytes);
+  return {to_host(d_keys_out), Pairs ? to_host(d_values_out) : std::vector<Value>{}};
+}
+
+template <class Key, class Value, bool Pairs>
+sorted<Key, Value> sort_cub(const device_buffer<Key>& d_keys, const device_buffer<Value>& d_values, bool descending,
+                            int begin, int end, cudaStream_t stream) {
+  const auto n = static_cast<int>(d_keys.size());
+  device_buffer<Key> d_keys_out(d_keys.size(), stream);
+  device_buffer<Value> d_values_out(d_values.size(), stream);
+  auto call = [&](void* d_temp, std::size_t& bytes) {
+    if constexpr (Pairs) {
+      if (descending)
+        LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(d_temp, bytes, d_keys.data(), d_keys_out.data(),
+                                                                    d_values.data(), d_values_out.data(), n, begin,
+                                                                    end, stream));
+      else
+        LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d_temp, bytes, d_keys.data(), d_keys_out.data(),
+                                                          d_values.data(), d_values_out.data(), n, begin, end, stream));
+    } else {
+      if (descending)
+        LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeysDescending(d_temp, bytes, d_keys.data(), d_keys_out.data(), n,
+                                                                   begin, end, stream));
+      else
+        LOOKBACK_CUDA_TRY(
+            cub::DeviceRadixSort::SortKeys(d_temp, bytes, d_keys.data(), d_keys_out.data(), n, begin, end, stream));
+    }
+  };
+  std::size_t bytes = 0;
+  call(nullptr, bytes);
+  device_buffer<std::byte> d_temp(bytes, stream);
+  call(d_temp.data(), bytes);
+  return {to_host(d_keys_out), Pairs ? to_host(d_values_out) : std::vector<Value>{}};
+}
+
+template <class Key, class Value, bool Pairs>
+void expect_sorted(const sorted<Key, Value>& expected, const sorted<Key, Value>& got, const char* from,
+                   const std::string& what) {
+  ASSERT_EQ(got.keys.size(), expected.keys.size()) << what;
+  for (std::size_t i = 0; i < expected.keys.size(); ++i) {
+    if (!same_bits(got.keys[i], expected.keys[i])) {
+      ADD_FAILURE() << what << ": " << from << " key " << i << " of " << expected.keys.size() << " differs";
+      return;
+    }
+    if (Pairs && !same_bits(got.values[i], expected.values[i])) {
+      ADD_FAILURE() << what << ": " << from << " value " << i << " differs (stability)";
+      return;
+    }
+  }
+}
+
+/// Values are the input positions, so a stable order is checked element by element.
+template <class Key, class Value, bool Pairs>
+void check_sort(const std::vector<Key>& keys, bool descending, int begin, int end, const std::string& what,
+                bool cub_too = true) {
+  const cuda_stream stream;
+  std::vector<Value> values(Pairs ? keys.size() : 0);
+  std::iota(values.begin(), values.end(), Value{0});
+  const auto order = stable_order(keys, descending, begin, end);
+  sorted<Key, Value> expected;
+  for (const std::uint32_t i : order) {
+    expected.keys.push_back(keys[i]);
+    if (Pairs) expected.values.push_back(values[i]);
+  }
+  const auto d_keys = to_device(keys, stream);
+  const auto d_values = to_device(values, stream);
+  expect_sorted<Key, Value, Pairs>(expected, sort_ours<Key, Value, Pairs>(d_keys, d_values, descending, begin, end, stream),
+                                   "ours", what);
+  if (cub_too)
+    expect_sorted<Key, Value, Pairs>(expected, sort_cub<Key, Value, Pairs>(d_keys, d_values, descending, begin, end, stream),
+                                     "CUB", what);
+}
+
+template <class Key>
+class radix_sort_matrix : public gpu_test {};
+
+using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::int32_t, float, std::uint64_t,
+                                   std::int64_t, double>;
+TYPED_TEST_SUITE(radix_sort_matrix, key_types);
+
+template <class Key>
+std::string describe(const char* what, keys_shape s, std::int64_t n, bool descending, int begin, int end) {
+  return std::string(what) + " " + std::to_string(sizeof(Key)) + "-byte " +
+         (std::is_floating_point_v<Key> ? "float" : std::is_signed_v<Key> ? "signed" : "unsigned") + " keys, " +
+         shape_name(s) + ", n=" + std::to_string(n) + (descending ? ", descending" : "") + ", bits [" +
+         std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
+  using Key = TypeParam;
+  const std::int64_t tile = policy::radix_sort<Key>::onesweep::tile_items;
+  constexpr int bits = 8 * sizeof(Key);
+  for (const std::int64_t n : sizes_around(tile))
+    for (const keys_shape s : all_shapes) {
+      // The largest sizes uniform only: the shapes' paths are the same at every size.
+      if (n > 4 * tile && s != keys_shape::uniform) continue;
+      for (const bool descending : {false, true}) {
+        auto rng = make_rng(static_cast<std::uint64_t>(n) * 31 + static_cast<int>(s) * 7 + descending);
+        check_sort<Key, std::uint32_t, false>(make_keys<Key>(s, n, rng), descending, 0, bits,
+                                             describe<Key>("keys", s, n, descending, 0, bits));
+        if (this->HasFailure()) return;
+      }
+    }
+}
+
+TYPED_TEST(radix_sort_matrix, pairs_are_stable) {
+  using Key = TypeParam;
+  const std::int64_t tile = policy::radix_sort<Key>::onesweep::tile_items;
+  constexpr int bits = 8 * sizeof(Key);
+  for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}})
+    for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})
+      for (const bool descending : {false, true}) {
+        if (n > max_test_size()) continue;
+        auto rng = make_rng(static_cast<std::uint64_t>(n) * 37 + static_cast<int>(s) * 5 + descending);
+        const auto keys = make_keys<Key>(s, n, rng);
+        check_sort<Key, std::uint32_t, true>(keys, descending, 0, bits, describe<Key>("uint32 pairs", s, n, descending, 0, bits));
+        check_sort<Key, std::uint64_t, true>(keys, descending, 0, bits, describe<Key>("uint64 pairs", s, n, descending, 0, bits));
+        if (this->HasFailure()) return;
+      }
+}
+
+TYPED_TEST(radix_sort_matrix, bit_ranges) {
+  using Key = TypeParam;
+  constexpr int bits = 8 * sizeof(Key);
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 50021);
+  const std::pair<int, int> ranges[] = {
+      {0, 1}, {3, bits}, {0, bits - 5}, {bits / 2, std::min(bits, bits / 2 + 9)}, {bits - 1, bits}};
+  for (const auto& [begin, end] : ranges)
+    for (const bool descending : {false, true}) {
+      auto rng = make_rng(static_cast<std::uint64_t>(begin) * 64 + end + descending);
+      check_sort<Key, std::uint32_t, true>(make_keys<Key>(keys_shape::uniform, n, rng), descending, begin, end,
+                                           describe<Key>("pairs", keys_shape::uniform, n, descending, begin, end));
+      if (this->HasFailure()) return;
+    }
+}
+
+class radix_sort_api : public gpu_test {};
+
+TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skipped) {
+  // Keys below 2^8 skip three of four passes: an odd number run, so the device copies the result to
+  // where the host said it would be.
+  const cuda_stream stream;
+  for (const std::uint32_t limit : {256u, 65536u, 0u}) {
+    const std::int64_t n = std::min<std::int64_t>(max_test_size(), 20011);
+    auto rng = make_rng(limit + 1);
+    std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+    for (auto& k : keys) k = limit ? static_cast<std::uint32_t>(rng() % limit) : static_cast<std::uint32_t>(rng());
+    std::vector<std::uint32_t> values(keys.size());
+    std::iota(values.begin(), values.end(), 0u);
+    auto d_keys = to_device(keys, stream);
+    auto d_values = to_device(values, stream);
+    device_buffer<std::uint32_t> d_keys_alt(keys.size(), stream);
+    device_buffer<std::uint32_t> d_values_alt(keys.size(), stream);
+    d_keys_alt.fill_bytes(poison_byte);
+    d_values_alt.fill_bytes(poison_byte);
+    double_buffer<std::uint32_t> kb(d_keys.data(), d_keys_alt.data());
+    double_buffer<std::uint32_t> vb(d_values.data(), d_values_alt.data());
+    std::size_t bytes = 0;
+    radix_sort_pairs(nullptr, bytes, kb, vb, n, 0, 32, stream.get());
+    device_buffer<std::byte> d_temp(bytes, stream);
+    radix_sort_pairs(d_temp.data(), bytes, kb, vb, n, 0, 32, stream.get());
+    const auto got_keys = to_host(kb.current(), keys.size(), stream.get());
+    const auto got_values = to_host(vb.current(), keys.size(), stream.get());
+    const auto order = stable_order(keys, false, 0, 32);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      ASSERT_EQ(got_keys[i], keys[order[i]]) << "limit " << limit << ", key " << i;
+      ASSERT_EQ(got_values[i], order[i]) << "limit " << limit << ", value " << i;
+    }
+  }
+}
+
+TEST_F(radix_sort_api, bad_bit_ranges_are_rejected) {
+  std::size_t bytes = 0;
+  for (const auto& [begin, end] : {std::pair{0, 33}, std::pair{-1, 8}, std::pair{8, 8}, std::pair{9, 4}})
+    EXPECT_THROW(radix_sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 10, begin, end), std::invalid_argument)
+        << begin << ":" << end;
+}
+
+TEST_F(radix_sort_api, repeated_runs_are_identical) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 22) + 11);
+  auto rng = make_rng(99);
+  const auto keys = make_keys<std::uint32_t>(keys_shape::uniform, n, rng);
+  for (int run = 0; run < 5; ++run) {
+    check_sort<std::uint32_t, std::uint32_t, true>(keys, false, 0, 32, "run " + std::to_string(run), false);
+    if (HasFailure()) return;
+  }
+}
+
+class radix_sort_large : public gpu_test {};
+
+// Past 2^31 items; in the GPU bundle's run of disabled tests.
+TEST_F(radix_sort_large, DISABLED_past_2_pow_31_keys) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  auto rng = make_rng(2031);
+  std::vector<std::uint16_t> keys(static_cast<std::size_t>(n));
+  for (auto& k : keys) k = static_cast<std::uint16_t>(rng());
+  const cuda_stream stream;
+  const auto d_keys = to_device(keys, stream);
+  const auto got = sort_ours<std::uint16_t, std::uint32_t, false>(d_keys, device_buffer<std::uint32_t>(0, stream), false,
+                                                                  0, 16, stream);
+  // Counting sort on the host: the expected keys are each value repeated its count.
+  std::vector<std::int64_t> counts(65536);
+  for (const auto k : keys) ++counts[k];
+  std::int64_t i = 0;
+  for (std::size_t v = 0; v < counts.size(); ++v)
+    for (std::int64_t c = 0; c < counts[v]; ++c, ++i)
+      if (got.keys[static_cast<std::size_t>(i)] != v) FAIL() << "key " << i << " is " << got.keys[static_cast<std::size_t>(i)] << ", expected " << v;
+}
+
+}  // namespace
+}  // namespace lookback::test

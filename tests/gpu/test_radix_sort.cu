@@ -217,7 +217,7 @@ std::string describe(const char* what, keys_shape s, std::int64_t n, bool descen
 
 TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
   using Key = TypeParam;
-  const std::int64_t tile = policy::radix_sort<Key>::onesweep::tile_items;
+  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::onesweep::tile_items;
   constexpr int bits = 8 * sizeof(Key);
   for (const std::int64_t n : sizes_around(tile))
     for (const keys_shape s : all_shapes) {
@@ -234,7 +234,7 @@ TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
 
 TYPED_TEST(radix_sort_matrix, pairs_are_stable) {
   using Key = TypeParam;
-  const std::int64_t tile = policy::radix_sort<Key>::onesweep::tile_items;
+  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::onesweep::tile_items;
   constexpr int bits = 8 * sizeof(Key);
   for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}})
     for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})

@@ -130,7 +130,7 @@ void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
                    const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit, int end_bit,
                    cudaStream_t stream) {
   const sort_buffers buffers{d_keys_in, d_keys_out, nullptr, d_values_in, d_values_out, nullptr, false};
-  sort_with_policy<policy::radix_sort<Key>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
+  sort_with_policy<policy::radix_sort<Key, Value>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
                                                                     begin_bit, end_bit, true, stream);
 }
 
@@ -147,7 +147,7 @@ void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_b
                              values ? values->buffers[values->selector ^ flip] : nullptr,
                              values ? values->alternate() : nullptr,
                              true};
-  sort_with_policy<policy::radix_sort<Key>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
+  sort_with_policy<policy::radix_sort<Key, Value>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
                                                                     begin_bit, end_bit, false, stream);
   if (d_temp_storage != nullptr) {
     keys.selector ^= flip;

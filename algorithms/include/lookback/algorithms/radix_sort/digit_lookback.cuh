@@ -9,17 +9,21 @@
 
 namespace lookback::radix {
 
-/// Called by the thread of `digit`; `count` is this tile's number of keys with it. Returns the number
-/// in all earlier tiles, after publishing this tile's inclusive count.
+/// Called by the thread of `digit` as soon as the tile's count of keys with it is known, before the
+/// tile ranks its keys, so that later tiles can walk past this one early (Onesweep's early counts).
+/// Tile 0 has no predecessors: its count is already inclusive.
+template <class StatusArray>
+__device__ __forceinline__ void publish_digit_count(const StatusArray& tiles, std::int64_t tile, int digit, int digits,
+                                                    unsigned count) {
+  tiles.publish(tile * digits + digit, tile == 0 ? tile::status::inclusive_prefix : tile::status::aggregate, count);
+}
+
+/// Called later by the same thread: the number of keys with the digit in all earlier tiles, after
+/// publishing this tile's inclusive count.
 template <int InitialDelayNs, class StatusArray>
 __device__ __forceinline__ unsigned digit_exclusive_count(const StatusArray& tiles, std::int64_t tile, int digit,
                                                           int digits, unsigned count) {
-  const std::int64_t mine = tile * digits + digit;
-  if (tile == 0) {
-    tiles.publish(mine, tile::status::inclusive_prefix, count);
-    return 0;
-  }
-  tiles.publish(mine, tile::status::aggregate, count);
+  if (tile == 0) return 0;
   if constexpr (InitialDelayNs > 0) __nanosleep(InitialDelayNs);
   unsigned before = 0;
   for (std::int64_t predecessor = tile - 1; predecessor >= 0; --predecessor) {
@@ -31,7 +35,7 @@ __device__ __forceinline__ unsigned digit_exclusive_count(const StatusArray& til
     before += value;
     if (st == tile::status::inclusive_prefix) break;
   }
-  tiles.publish(mine, tile::status::inclusive_prefix, before + count);
+  tiles.publish(tile * digits + digit, tile::status::inclusive_prefix, before + count);
   return before;
 }
 

@@ -33,7 +33,7 @@ __device__ __forceinline__ unsigned lanes_with_equal_digit(int digit, int width)
 }
 
 template <class Policy, class Key, class Value, bool Descending, class StatusArray>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     onesweep_kernel(const pass_plan* d_plan, int pass, std::int64_t n, int shift, int width, const unsigned* d_bases,
                     StatusArray tiles, unsigned* d_tile_counter) {
   constexpr int threads = Policy::threads;
@@ -47,7 +47,9 @@ __global__ void __launch_bounds__(Policy::threads)
     alignas(16) unsigned char staged[staged_bytes];  // keys, then values, in sorted order
     unsigned char staged_digit[tile_items];
     unsigned warp_counts[warps][radix_digits];       // then each warp's offset within the digit
-    unsigned digit_start[radix_digits];              // the digit's first slot in the tile
+    // Keys per digit in the tile, then the digit's first slot in the tile (thread d alone reads
+    // entry d between the two).
+    unsigned digit_start[radix_digits];
     std::int64_t digit_out[radix_digits];            // slot i of the digit goes to digit_out + i
     typename block::scan<unsigned, threads>::storage scan;
     unsigned tile_id;
@@ -59,6 +61,7 @@ __global__ void __launch_bounds__(Policy::threads)
   auto* d_keys_out = static_cast<Key*>(d_plan->key_dst[pass]);
 
   for (int i = threadIdx.x; i < warps * radix_digits; i += threads) (&s.warp_counts[0][0])[i] = 0;
+  s.digit_start[threadIdx.x] = 0;
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   const std::int64_t base = tile * tile_items;
   const int valid = tile::items_in_tile(tile, tile_items, n);
@@ -89,6 +92,15 @@ __global__ void __launch_bounds__(Policy::threads)
     }
   }
 
+  // Early counts: publish the tile's digit counts before ranking, so that later tiles' look-backs
+  // find them sooner and walk back less.
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k)
+    if (digit[k] < radix_digits) atomicAdd(&s.digit_start[digit[k]], 1u);
+  __syncthreads();
+  const unsigned count = s.digit_start[threadIdx.x];
+  publish_digit_count(tiles, tile, static_cast<int>(threadIdx.x), radix_digits, count);
+
   // Rank within the warp: lanes with equal digits find each other, the lowest of them adds their
   // number to the warp's count for the digit, and each takes the old count plus the equal lanes
   // before it. Items go in input order (k, then lane), which keeps the sort stable.
@@ -108,15 +120,15 @@ __global__ void __launch_bounds__(Policy::threads)
   }
   __syncthreads();
 
-  // A thread per digit: warp offsets within the digit, the tile's count, its place in the tile and,
-  // through the look-back, in the output.
+  // A thread per digit: warp offsets within the digit, its place in the tile and, through the
+  // look-back, in the output.
   const int d = threadIdx.x;
-  unsigned count = 0;
+  unsigned running = 0;
 #pragma unroll
   for (int w = 0; w < warps; ++w) {
     const unsigned c = s.warp_counts[w][d];
-    s.warp_counts[w][d] = count;
-    count += c;
+    s.warp_counts[w][d] = running;
+    running += c;
   }
   unsigned tile_total;
   const unsigned start = block::scan<unsigned, threads>::exclusive(count, sum{}, 0u, tile_total, s.scan);

@@ -84,11 +84,12 @@ std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, bool desce
   std::iota(order.begin(), order.end(), 0u);
   const int width = end - begin;
   const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << width) - 1);
-  auto field = [&](std::uint32_t i) {
+  std::vector<std::uint64_t> field(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::uint64_t b = descending ? radix::ordered_bits<Key, true>(keys[i]) : radix::ordered_bits<Key, false>(keys[i]);
-    return (b >> begin) & mask;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return field(a) < field(b); });
+    field[i] = (b >> begin) & mask;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return field[a] < field[b]; });
   return order;
 }
 
@@ -221,9 +222,10 @@ TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
   constexpr int bits = 8 * sizeof(Key);
   for (const std::int64_t n : sizes_around(tile))
     for (const keys_shape s : all_shapes) {
-      // The largest sizes uniform only: the shapes' paths are the same at every size.
+      // The largest sizes uniform and ascending only: the other paths are the same at every size.
       if (n > 4 * tile && s != keys_shape::uniform) continue;
       for (const bool descending : {false, true}) {
+        if (n > 4 * tile && descending) continue;
         auto rng = make_rng(static_cast<std::uint64_t>(n) * 31 + static_cast<int>(s) * 7 + descending);
         check_sort<Key, std::uint32_t, false>(make_keys<Key>(s, n, rng), descending, 0, bits,
                                              describe<Key>("keys", s, n, descending, 0, bits));

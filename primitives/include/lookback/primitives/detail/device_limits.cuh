@@ -6,9 +6,26 @@
 
 #include <map>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace lookback::detail {
+
+/// Lets `kernel` launch with `dynamic_shared_bytes` past the default 48 KiB: raises its limit to the
+/// device's whole opt-in size, not to this request, so a later, smaller request never lowers it.
+template <class Kernel>
+void allow_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
+  if (dynamic_shared_bytes <= 48 * 1024) return;
+  int device = 0;
+  int optin = 0;
+  LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+  LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (dynamic_shared_bytes > optin)
+    throw std::invalid_argument("a block needs " + std::to_string(dynamic_shared_bytes) +
+                                " bytes of shared memory; the device allows " + std::to_string(optin));
+  LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+}
 
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
@@ -19,13 +36,7 @@ int resident_blocks(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
   const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, dynamic_shared_bytes);
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  if (dynamic_shared_bytes > 48 * 1024) {
-    // The device's whole opt-in limit, not this request: a later, smaller request must not lower the
-    // limit under a size cached before it.
-    int optin = 0;
-    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-  }
+  allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
   int sms = 0;
   int per_sm = 0;
   LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

@@ -1,0 +1,157 @@
+// 1D and 2D convolution and the FIR filter against long-double CPU references: float and double, every
+// boundary policy, masks in each tier (small and large kernel parameters, global memory), sizes around
+// the tiles; outputs poisoned first, every element checked to within the summation's rounding.
+#include "support/gpu_test.hpp"
+#include "support/test_sizes.hpp"
+
+#include <lookback/primitives/convolution.cuh>
+#include <lookback/primitives/cpu/convolution.hpp>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+
+const boundary all_boundaries[] = {boundary::zero, boundary::clamp, boundary::mirror};
+const char* boundary_name(boundary b) { return b == boundary::zero ? "zero" : b == boundary::clamp ? "clamp" : "mirror"; }
+
+template <class T>
+std::vector<T> random_reals(std::size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
+/// Each output within a few roundings per tap of the exact sum (the GPU sums in T, fused).
+template <class T>
+void expect_close(const std::vector<long double>& expected, const std::vector<T>& got, int taps,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), expected.size()) << what;
+  const long double eps = std::numeric_limits<T>::epsilon();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    // Inputs and taps lie in [-1, 1], so no partial sum exceeds the tap count.
+    const long double tolerance = 2 * eps * taps + 1e-30L;
+    if (!(std::fabs(static_cast<long double>(got[i]) - expected[i]) <= tolerance)) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", reference " << static_cast<double>(expected[i]);
+      return;
+    }
+  }
+}
+
+template <class T>
+void check_1d(std::int64_t n, int width, boundary b, std::uint64_t salt) {
+  auto rng = make_rng(salt);
+  const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+  const auto mask = random_reals<T>(static_cast<std::size_t>(width), rng);
+  const cuda_stream stream;
+  const auto d_x = to_device(x, stream);
+  device_buffer<T> d_y(x.size(), stream);
+  d_y.fill_bytes(poison_byte);
+  convolve1d(d_x.data(), d_y.data(), n, mask.data(), width, b, stream.get());
+  expect_close(cpu::correlate1d(x, mask, width / 2, b), to_host(d_y), width,
+               std::to_string(sizeof(T) * 8) + "-bit convolve1d n=" + std::to_string(n) + " width=" +
+                   std::to_string(width) + " " + boundary_name(b));
+}
+
+template <class T>
+class convolution_1d : public gpu_test {};
+using real_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(convolution_1d, real_types);
+
+TYPED_TEST(convolution_1d, every_tier_boundary_and_tile_edge) {
+  const std::int64_t tile = policy::convolution1d::tile_outputs;
+  for (const int width : {1, 3, 9, 63, 65, 2047, 2049})
+    for (const boundary b : all_boundaries)
+      for (const std::int64_t n : sizes_around(tile)) {
+        // Wide masks cost n * width on the CPU: the boundary sizes only.
+        if (width > 63 && n > 2 * tile + 1) continue;
+        check_1d<TypeParam>(n, width, b, static_cast<std::uint64_t>(n) * 7 + width * 3 + static_cast<int>(b));
+        if (this->HasFailure()) return;
+      }
+}
+
+TYPED_TEST(convolution_1d, inputs_shorter_than_the_mask) {
+  for (const boundary b : all_boundaries)
+    for (const std::int64_t n : {1, 2, 5})
+      for (const int width : {9, 31}) check_1d<TypeParam>(n, width, b, static_cast<std::uint64_t>(n) + width);
+}
+
+TYPED_TEST(convolution_1d, fir_filter_is_lfilter_with_zero_state) {
+  using T = TypeParam;
+  for (const int taps : {1, 4, 64, 1024, 3000})
+    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{100}, std::int64_t{2049}, std::int64_t{100003}}) {
+      if (n > max_test_size()) continue;
+      auto rng = make_rng(static_cast<std::uint64_t>(taps) * 11 + static_cast<std::uint64_t>(n));
+      const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+      const auto h = random_reals<T>(static_cast<std::size_t>(taps), rng);
+      std::vector<long double> expected(x.size());
+      for (std::int64_t i = 0; i < n; ++i)
+        for (int k = 0; k < taps && k <= i; ++k)
+          expected[static_cast<std::size_t>(i)] += static_cast<long double>(h[static_cast<std::size_t>(k)]) * x[static_cast<std::size_t>(i - k)];
+      const cuda_stream stream;
+      const auto d_x = to_device(x, stream);
+      device_buffer<T> d_y(x.size(), stream);
+      d_y.fill_bytes(poison_byte);
+      fir_filter(d_x.data(), d_y.data(), n, h.data(), taps, stream.get());
+      expect_close(expected, to_host(d_y), taps, "fir taps=" + std::to_string(taps) + " n=" + std::to_string(n));
+      if (this->HasFailure()) return;
+    }
+}
+
+template <class T>
+class convolution_2d : public gpu_test {};
+TYPED_TEST_SUITE(convolution_2d, real_types);
+
+TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
+  using T = TypeParam;
+  const std::pair<int, int> images[] = {{1, 1}, {7, 5}, {33, 31}, {100, 257}};
+  const std::pair<int, int> masks[] = {{1, 1}, {3, 3}, {5, 5}, {3, 7}, {9, 9}, {11, 11}, {47, 47}};
+  for (const auto& [height, width] : images)
+    for (const auto& [mh, mw] : masks)
+      for (const boundary b : all_boundaries)
+        for (const int pad : {0, 3}) {
+          auto rng = make_rng(static_cast<std::uint64_t>(height) * 1000 + width * 10 + mh + pad);
+          const auto x = random_reals<T>(static_cast<std::size_t>(height) * static_cast<std::size_t>(width), rng);
+          const auto mask = random_reals<T>(static_cast<std::size_t>(mh) * static_cast<std::size_t>(mw), rng);
+          const int pitch = width + pad;
+          // Rows padded to the pitch on both sides; the padding is poison the kernel must not read as data.
+          std::vector<T> padded(static_cast<std::size_t>(height) * static_cast<std::size_t>(pitch), T(1e30));
+          for (int r = 0; r < height; ++r)
+            for (int c = 0; c < width; ++c)
+              padded[static_cast<std::size_t>(r) * pitch + c] = x[static_cast<std::size_t>(r) * width + c];
+          const cuda_stream stream;
+          const auto d_x = to_device(padded, stream);
+          device_buffer<T> d_y(padded.size(), stream);
+          d_y.fill_bytes(poison_byte);
+          convolve2d(d_x.data(), pitch, d_y.data(), pitch, height, width, mask.data(), mh, mw, b, stream.get());
+          const auto got_padded = to_host(d_y);
+          std::vector<T> got;
+          for (int r = 0; r < height; ++r)
+            for (int c = 0; c < width; ++c) got.push_back(got_padded[static_cast<std::size_t>(r) * pitch + c]);
+          expect_close(cpu::correlate2d(x, height, width, mask, mh, mw, b), got, mh * mw,
+                       "convolve2d " + std::to_string(height) + "x" + std::to_string(width) + " mask " +
+                           std::to_string(mh) + "x" + std::to_string(mw) + " " + boundary_name(b) + " pad " +
+                           std::to_string(pad));
+          if (this->HasFailure()) return;
+        }
+}
+
+class convolution_api : public gpu_test {};
+
+TEST_F(convolution_api, bad_masks_and_sizes_are_rejected) {
+  const float taps[4] = {1, 2, 3, 4};
+  EXPECT_THROW(convolve1d<float>(nullptr, nullptr, 10, taps, 4, boundary::zero), std::invalid_argument);
+  EXPECT_THROW(convolve1d<float>(nullptr, nullptr, 10, taps, 0, boundary::zero), std::invalid_argument);
+  EXPECT_THROW(fir_filter<float>(nullptr, nullptr, 10, taps, 0), std::invalid_argument);
+  EXPECT_THROW(convolve2d<float>(nullptr, 4, nullptr, 4, 4, 4, taps, 2, 2, boundary::zero), std::invalid_argument);
+  EXPECT_THROW(convolve2d<float>(nullptr, 3, nullptr, 4, 4, 4, taps, 1, 1, boundary::zero), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lookback::test

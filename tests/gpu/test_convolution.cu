@@ -6,6 +6,7 @@
 
 #include <lookback/primitives/convolution.cuh>
 #include <lookback/primitives/cpu/convolution.hpp>
+#include <lookback/primitives/ladder/convolution_ladder.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/stream.cuh>
 
@@ -140,6 +141,57 @@ TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
                            std::to_string(pad));
           if (this->HasFailure()) return;
         }
+}
+
+template <class T>
+class convolution_ladder : public gpu_test {};
+TYPED_TEST_SUITE(convolution_ladder, real_types);
+
+TYPED_TEST(convolution_ladder, every_1d_rung_matches_the_reference) {
+  using T = TypeParam;
+  using ladder::convolution1d_variant;
+  for (const int rung : {1, 2, 3, 4, 5})
+    for (const int width : {1, 3, 9, 31, 255})
+      for (const std::int64_t n : sizes_around(ladder::detail::block_threads)) {
+        if (n > (std::int64_t{1} << 20) + 7) continue;
+        auto rng = make_rng(static_cast<std::uint64_t>(n) * 13 + width * 5 + rung);
+        const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+        const auto mask = random_reals<T>(static_cast<std::size_t>(width), rng);
+        const cuda_stream stream;
+        const auto d_x = to_device(x, stream);
+        const auto d_mask = to_device(mask, stream);
+        device_buffer<T> d_y(x.size(), stream);
+        d_y.fill_bytes(poison_byte);
+        ladder::convolve1d(static_cast<convolution1d_variant>(rung), d_x.data(), d_y.data(), n, mask.data(),
+                           d_mask.data(), width, stream.get());
+        expect_close(cpu::correlate1d(x, mask, width / 2, boundary::zero), to_host(d_y), width,
+                     "1D rung " + std::to_string(rung) + " n=" + std::to_string(n) + " width=" + std::to_string(width));
+        if (this->HasFailure()) return;
+      }
+}
+
+TYPED_TEST(convolution_ladder, every_2d_rung_matches_the_reference) {
+  using T = TypeParam;
+  using ladder::convolution2d_variant;
+  const std::pair<int, int> images[] = {{1, 1}, {17, 33}, {100, 70}, {257, 129}};
+  for (const int rung : {1, 2, 3})
+    for (const int side : {1, 3, 5, 15})
+      for (const auto& [height, width] : images) {
+        auto rng = make_rng(static_cast<std::uint64_t>(height) * 100 + width + side * 7 + rung);
+        const auto x = random_reals<T>(static_cast<std::size_t>(height) * static_cast<std::size_t>(width), rng);
+        const auto mask = random_reals<T>(static_cast<std::size_t>(side * side), rng);
+        const cuda_stream stream;
+        const auto d_x = to_device(x, stream);
+        const auto d_mask = to_device(mask, stream);
+        device_buffer<T> d_y(x.size(), stream);
+        d_y.fill_bytes(poison_byte);
+        ladder::convolve2d(static_cast<convolution2d_variant>(rung), d_x.data(), d_y.data(), height, width,
+                           mask.data(), d_mask.data(), side, stream.get());
+        expect_close(cpu::correlate2d(x, height, width, mask, side, side, boundary::zero), to_host(d_y), side * side,
+                     "2D rung " + std::to_string(rung) + " " + std::to_string(height) + "x" + std::to_string(width) +
+                         " side " + std::to_string(side));
+        if (this->HasFailure()) return;
+      }
 }
 
 class convolution_api : public gpu_test {};

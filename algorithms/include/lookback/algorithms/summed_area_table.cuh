@@ -1,0 +1,47 @@
+#pragma once
+// Summed-area tables (2D inclusive prefix sums): table(r, c) = sum of in(i, j) over i <= r, j <= c,
+// built from our block scan along the rows, then down the columns (summed_area/). Any H x W image,
+// row-major with pitches in elements; accumulators uint32, uint64, float or double. With the table,
+// the sum over any rectangle costs four reads (box_sum), whatever its size. Nothing here synchronises
+// the host.
+#include <lookback/algorithms/summed_area/summed_area_kernels.cuh>
+#include <lookback/algorithms/summed_area/summed_area_policy.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/error.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+
+namespace lookback {
+
+template <class In, class Acc>
+void summed_area_table(const In* d_in, std::int64_t in_pitch, Acc* d_table, std::int64_t table_pitch, int height,
+                       int width, cudaStream_t stream = nullptr) {
+  static_assert(std::is_same_v<Acc, unsigned> || std::is_same_v<Acc, unsigned long long> ||
+                    std::is_same_v<Acc, std::uint64_t> || std::is_same_v<Acc, float> || std::is_same_v<Acc, double>,
+                "accumulators: uint32, uint64, float or double");
+  using policy = policy::summed_area;
+  if (height < 0 || width < 0) throw std::invalid_argument("lookback::summed_area_table: negative image size");
+  if (in_pitch < width || table_pitch < width)
+    throw std::invalid_argument("lookback::summed_area_table: a row pitch is smaller than the width");
+  if (height == 0 || width == 0) return;
+  const auto rows = summed_area::device::row_prefix_kernel<policy, In, Acc>;
+  const int row_blocks = std::min(height, lookback::detail::resident_blocks(rows, policy::row_threads));
+  rows<<<row_blocks, policy::row_threads, 0, stream>>>(d_in, in_pitch, d_table, table_pitch, height, width);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  summed_area::device::column_prefix_kernel<policy, Acc>
+      <<<static_cast<unsigned>((width + 31) / 32), dim3(32, policy::column_bands), 0, stream>>>(d_table, table_pitch,
+                                                                                                height, width);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+/// The sum over rows r0..r1 and columns c0..c1 (inclusive) from a table in host memory or device code.
+template <class Acc>
+__host__ __device__ Acc box_sum(const Acc* table, std::int64_t pitch, int r0, int c0, int r1, int c1) {
+  const auto at = [&](int r, int c) { return r < 0 || c < 0 ? Acc{0} : table[static_cast<std::int64_t>(r) * pitch + c]; };
+  return at(r1, c1) - at(r0 - 1, c1) - at(r1, c0 - 1) + at(r0 - 1, c0 - 1);
+}
+
+}  // namespace lookback

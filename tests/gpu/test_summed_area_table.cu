@@ -1,0 +1,106 @@
+// Summed-area tables against a CPU double loop (exact for integer accumulators, within rounding for
+// floating point), for several image shapes, pitches and sample/accumulator types; box sums from the
+// table against the 2D convolution with a box mask.
+#include "support/gpu_test.hpp"
+
+#include <lookback/algorithms/summed_area_table.cuh>
+#include <lookback/primitives/convolution.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+
+template <class In>
+std::vector<In> random_image(std::size_t count, std::mt19937_64& rng) {
+  std::vector<In> v(count);
+  for (In& x : v) {
+    if constexpr (std::is_floating_point_v<In>) x = static_cast<In>(static_cast<double>(rng() % 1000) / 7.0);
+    else x = static_cast<In>(rng() % 256);
+  }
+  return v;
+}
+
+template <class In, class Acc>
+void check_table(int height, int width, int pad, std::uint64_t salt) {
+  auto rng = make_rng(salt);
+  const int pitch = width + pad;
+  const auto image = random_image<In>(static_cast<std::size_t>(height) * pitch, rng);
+  std::vector<long double> expected(static_cast<std::size_t>(height) * width);
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c) {
+      long double v = image[static_cast<std::size_t>(r) * pitch + c];
+      if (r > 0) v += expected[static_cast<std::size_t>(r - 1) * width + c];
+      if (c > 0) v += expected[static_cast<std::size_t>(r) * width + c - 1];
+      if (r > 0 && c > 0) v -= expected[static_cast<std::size_t>(r - 1) * width + c - 1];
+      expected[static_cast<std::size_t>(r) * width + c] = v;
+    }
+  const cuda_stream stream;
+  const auto d_image = to_device(image, stream);
+  device_buffer<Acc> d_table(static_cast<std::size_t>(height) * pitch, stream);
+  d_table.fill_bytes(poison_byte);
+  summed_area_table(d_image.data(), pitch, d_table.data(), pitch, height, width, stream.get());
+  const auto table = to_host(d_table);
+  const std::string what = std::to_string(height) + "x" + std::to_string(width) + " pad " + std::to_string(pad) +
+                           ", " + std::to_string(sizeof(In)) + "-byte samples into " + std::to_string(sizeof(Acc)) +
+                           "-byte " + (std::is_floating_point_v<Acc> ? "floating" : "integer") + " sums";
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c) {
+      const long double want = expected[static_cast<std::size_t>(r) * width + c];
+      const long double got = table[static_cast<std::size_t>(r) * pitch + c];
+      // Float sums round once per addition along a row and a column: a relative bound, by the count.
+      const long double tolerance =
+          std::is_floating_point_v<Acc> ? want * std::numeric_limits<Acc>::epsilon() * (r + c + 2) * 2 : 0;
+      if (!(std::fabs(got - want) <= tolerance)) {
+        ADD_FAILURE() << what << ": (" << r << ", " << c << ") is " << static_cast<double>(got) << ", expected "
+                      << static_cast<double>(want);
+        return;
+      }
+    }
+}
+
+class summed_area : public gpu_test {};
+
+TEST_F(summed_area, every_shape_pitch_and_type) {
+  const std::pair<int, int> shapes[] = {{1, 1}, {1, 5000}, {5000, 1}, {33, 2049}, {257, 100}, {70, 4097}};
+  for (const auto& [height, width] : shapes)
+    for (const int pad : {0, 5}) {
+      const auto salt = static_cast<std::uint64_t>(height) * 10007 + width * 3 + pad;
+      check_table<std::uint8_t, unsigned>(height, width, pad, salt);
+      check_table<std::uint32_t, unsigned long long>(height, width, pad, salt + 1);
+      check_table<float, float>(height, width, pad, salt + 2);
+      check_table<float, double>(height, width, pad, salt + 3);
+      check_table<double, double>(height, width, pad, salt + 4);
+      if (HasFailure()) return;
+    }
+}
+
+TEST_F(summed_area, box_sums_match_a_box_convolution) {
+  // In the interior a box of radius R sums exactly what a (2R+1)^2 mask of ones does with zero ghosts.
+  const int height = 200, width = 300, radius = 4;
+  auto rng = make_rng(4);
+  const auto image = random_image<double>(static_cast<std::size_t>(height) * width, rng);
+  const cuda_stream stream;
+  const auto d_image = to_device(image, stream);
+  device_buffer<double> d_table(image.size(), stream);
+  summed_area_table(d_image.data(), width, d_table.data(), width, height, width, stream.get());
+  const std::vector<double> ones(static_cast<std::size_t>((2 * radius + 1) * (2 * radius + 1)), 1.0);
+  device_buffer<double> d_box(image.size(), stream);
+  convolve2d(d_image.data(), width, d_box.data(), width, height, width, ones.data(), 2 * radius + 1, 2 * radius + 1,
+             boundary::zero, stream.get());
+  const auto table = to_host(d_table);
+  const auto box = to_host(d_box);
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c) {
+      const double s = box_sum(table.data(), width, std::max(0, r - radius), std::max(0, c - radius),
+                               std::min(height - 1, r + radius), std::min(width - 1, c + radius));
+      ASSERT_NEAR(s, box[static_cast<std::size_t>(r) * width + c], 1e-9 * std::fabs(s) + 1e-9) << r << ", " << c;
+    }
+}
+
+}  // namespace
+}  // namespace lookback::test

@@ -8,6 +8,8 @@
 #include "io/raw.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <memory>
+
 namespace lookback::cli {
 
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
@@ -24,19 +26,35 @@ io::host_array load_array(const std::filesystem::path& path, const std::string& 
   return io::read_raw(path, *type);
 }
 
+void require_dtype(const std::filesystem::path& path, const io::host_array& array, bool (*accepted)(io::dtype),
+                   const std::string& supported, const std::string& role) {
+  if (!accepted(array.type))
+    throw cli_error(exit_code::data_error, path.string() + ": " + role + "dtype " + std::string(io::dtype_name(array.type)) +
+                                               " is not supported (supported: " + supported + ")");
+}
+
 void require_numeric(const std::filesystem::path& path, const io::host_array& array) {
-  if (!typed::is_numeric(array.type))
-    throw cli_error(exit_code::data_error, path.string() + ": dtype " + std::string(io::dtype_name(array.type)) +
-                                               " is not supported (supported: " + typed::numeric_dtype_list() + ")");
+  require_dtype(path, array, typed::is_numeric, typed::numeric_dtype_list());
 }
 
 void save_array(const std::filesystem::path& output, const io::host_array& array,
                 const std::filesystem::path& input) {
-  io::refuse_same_file(input, output);
-  if (io::extension_lower(output) == ".npy")
-    io::write_npy(output, array);
-  else
-    io::write_raw(output, array);
+  save_arrays({{output, &array}}, {input});
+}
+
+void save_arrays(const std::vector<output_array>& outputs, const std::vector<std::filesystem::path>& inputs) {
+  for (const output_array& out : outputs)
+    for (const std::filesystem::path& input : inputs) io::refuse_same_file(input, out.path);
+  // atomic_output_file cannot move, so each lives behind a pointer.
+  std::vector<std::unique_ptr<io::atomic_output_file>> files;
+  for (const output_array& out : outputs) {
+    files.push_back(std::make_unique<io::atomic_output_file>(out.path));
+    if (io::extension_lower(out.path) == ".npy")
+      io::write_npy(*files.back(), *out.array);
+    else
+      io::write_raw(*files.back(), *out.array);
+  }
+  for (const auto& file : files) file->commit();
 }
 
 }  // namespace lookback::cli

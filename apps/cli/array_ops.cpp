@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 
 namespace lookback::cli {
 
@@ -17,6 +18,13 @@ std::string describe(const typed::select_spec& spec) {
   if (spec.flagged) return "by flags";
   if (spec.compare == typed::compare_kind::nonzero) return "nonzero";
   return std::string(typed::compare_name(spec.compare)) + ":" + typed::format_scalar(spec.value);
+}
+
+std::string describe(const typed::sort_spec& spec) {
+  std::string text = spec.descending ? "descending" : "ascending";
+  if (spec.begin_bit != 0 || spec.end_bit != typed::key_bits(spec.key))
+    text += " on bits " + std::to_string(spec.begin_bit) + ":" + std::to_string(spec.end_bit);
+  return text;
 }
 
 namespace {
@@ -102,6 +110,22 @@ namespace {
 /// Where the second part of a packed buffer starts: on a 256-byte boundary, as a buffer of its own from
 /// cudaMalloc would, so that both implementations take their aligned (vector) paths on each part.
 std::size_t second_part(std::size_t first_part_bytes) { return (first_part_bytes + 255) / 256 * 256; }
+
+/// `first`'s bytes, then `second_bytes` from `second` at second_part: one buffer for run_backend.
+io::host_array packed(const io::host_array& first, const void* second, std::size_t second_bytes) {
+  const std::size_t second_at = second_part(first.bytes.size());
+  io::host_array both{io::dtype::uint8, {static_cast<std::int64_t>(second_at + second_bytes)},
+                      std::vector<std::byte>(second_at + second_bytes)};
+  std::copy(first.bytes.begin(), first.bytes.end(), both.bytes.begin());
+  if (second_bytes > 0) std::memcpy(both.bytes.data() + second_at, second, second_bytes);
+  return both;
+}
+
+/// `count` elements of `type` copied from `bytes`, as a 1-D array.
+io::host_array part_of(const std::vector<std::byte>& bytes, std::size_t at, io::dtype type, std::int64_t count) {
+  const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(at);
+  return {type, {count}, std::vector<std::byte>(first, first + count * static_cast<std::int64_t>(io::dtype_size(type)))};
+}
 }  // namespace
 
 // run_backend moves one input and one output buffer; compaction packs its values and flags into the
@@ -112,13 +136,7 @@ op_result compact_array(const io::host_array& values, const typed::select_spec& 
   const std::size_t width = io::dtype_size(values.type);
   // The flags follow the values in the input, the count follows the n slots for kept items in the output.
   const std::size_t flags_at = second_part(values.bytes.size()), count_at = flags_at;
-  io::host_array packed{io::dtype::uint8, {}, {}};
-  if (spec.flagged) {
-    packed.bytes.resize(flags_at + flags.size());
-    std::copy(values.bytes.begin(), values.bytes.end(), packed.bytes.begin());
-    std::memcpy(packed.bytes.data() + flags_at, flags.data(), flags.size());
-    packed.shape = {static_cast<std::int64_t>(packed.bytes.size())};
-  }
+  const io::host_array flagged = spec.flagged ? packed(values, flags.data(), flags.size()) : io::host_array{};
   const auto count_in = [&](const void* out) {
     std::int64_t count = 0;
     std::memcpy(&count, static_cast<const std::byte*>(out) + count_at, sizeof count);
@@ -128,7 +146,7 @@ op_result compact_array(const io::host_array& values, const typed::select_spec& 
     return typed::format_scalar(typed::load_scalar(values.type, static_cast<const std::byte*>(out) + i * width));
   };
   op_result r = run_backend(
-      spec.flagged ? packed : values,
+      spec.flagged ? flagged : values,
       io::host_array{values.type, {n}, std::vector<std::byte>(count_at + sizeof(std::int64_t))}, b, verify,
       [&](void* out) {
         const std::int64_t kept = typed::select_cpu(spec, values.bytes.data(), flags.data(), out, n);
@@ -156,6 +174,54 @@ op_result compact_array(const io::host_array& values, const typed::select_spec& 
   r.output.shape = {kept};
   r.output.bytes.resize(static_cast<std::size_t>(kept) * width);
   return r;
+}
+
+// Pairs pack their keys and values into each buffer, the values at second_part of the keys.
+sort_result sort_arrays(const io::host_array& keys, const io::host_array* values, const typed::sort_spec& spec,
+                        backend b, bool verify) {
+  const std::int64_t n = keys.size();
+  const std::size_t key_width = io::dtype_size(keys.type), value_width = static_cast<std::size_t>(spec.value_bytes);
+  if (value_width != (values != nullptr ? io::dtype_size(values->type) : 0))
+    throw std::invalid_argument("sort_arrays: spec.value_bytes does not match the values given");
+  const std::size_t values_at = second_part(keys.bytes.size());
+  const std::size_t output_bytes = values != nullptr ? values_at + values->bytes.size() : keys.bytes.size();
+  const auto key_at = [&](const std::byte* out, std::int64_t i) {
+    return "key " + typed::format_key(keys.type, out + i * key_width);
+  };
+  const auto value_at = [&](const std::byte* out, std::int64_t i) {
+    return "value " + typed::format_scalar(typed::load_scalar(values->type, out + values_at + i * value_width));
+  };
+  const io::host_array pairs =
+      values != nullptr ? packed(keys, values->bytes.data(), values->bytes.size()) : io::host_array{};
+  op_result r = run_backend(
+      values != nullptr ? pairs : keys,
+      io::host_array{io::dtype::uint8, {static_cast<std::int64_t>(output_bytes)}, std::vector<std::byte>(output_bytes)},
+      b, verify,
+      [&](void* out) {
+        auto* o = static_cast<std::byte*>(out);
+        typed::sort_cpu(spec, keys.bytes.data(), o, values != nullptr ? values->bytes.data() : nullptr, o + values_at, n);
+      },
+      [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
+        const auto* in = static_cast<const std::byte*>(d_in);
+        auto* out = static_cast<std::byte*>(d_out);
+        typed::sort(impl, spec, d_temp, temp, in, out, in + values_at, out + values_at, n, s);
+      },
+      // A sort only moves keys and values, so CUB's and ours must agree bit for bit (NaNs included).
+      [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
+        const auto* e = static_cast<const std::byte*>(expected);
+        const auto* a = static_cast<const std::byte*>(actual);
+        for (std::int64_t i = 0; i < n; ++i)
+          if (std::memcmp(e + i * key_width, a + i * key_width, key_width) != 0)
+            return typed::mismatch{i, key_at(e, i), key_at(a, i)};
+        for (std::int64_t i = 0; i < n && values != nullptr; ++i)
+          if (std::memcmp(e + values_at + i * value_width, a + values_at + i * value_width, value_width) != 0)
+            return typed::mismatch{i, value_at(e, i), value_at(a, i)};
+        return std::nullopt;
+      },
+      "sort " + describe(spec));
+  sort_result sorted{part_of(r.output.bytes, 0, keys.type, n), std::nullopt, r.verified};
+  if (values != nullptr) sorted.values = part_of(r.output.bytes, values_at, values->type, n);
+  return sorted;
 }
 
 }  // namespace lookback::cli

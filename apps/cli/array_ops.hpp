@@ -1,11 +1,12 @@
 #pragma once
-// Reduce, scan, histogram and compaction of a loaded array on the chosen backend, shared by their
+// Reduce, scan, histogram, compaction and sort of loaded arrays on the chosen backend, shared by their
 // commands and the demo.
 #include "cli/common_options.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/array.hpp"
 #include "typed/histogram_ops.hpp"
 #include "typed/select_ops.hpp"
+#include "typed/sort_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <cstdint>
@@ -35,6 +36,18 @@ op_result histogram_array(const io::host_array& samples, const typed::histogram_
 op_result compact_array(const io::host_array& values, const typed::select_spec& spec,
                         const std::vector<std::uint8_t>& flags, backend b, bool verify);
 
+struct sort_result {
+  io::host_array keys;
+  std::optional<io::host_array> values;   // when values were given
+  std::optional<verification> verified;  // with --verify
+};
+
+/// `keys` (in C order) stably sorted per `spec` into a 1-D array of their dtype, and `values` (the keys'
+/// shape, spec.value_bytes wide, or null) moved with their keys into another. A --verify mismatch throws
+/// likewise.
+sort_result sort_arrays(const io::host_array& keys, const io::host_array* values, const typed::sort_spec& spec,
+                        backend b, bool verify);
+
 /// Counts of either counter dtype as uint64.
 std::vector<std::uint64_t> widen(const io::host_array& counts);
 
@@ -43,5 +56,8 @@ std::string describe(const typed::scan_spec& spec);
 
 /// "gt:5", "nonzero", "by flags"
 std::string describe(const typed::select_spec& spec);
+
+/// "ascending", "descending on bits 8:16"
+std::string describe(const typed::sort_spec& spec);
 
 }  // namespace lookback::cli

@@ -12,6 +12,7 @@ int reduce_command(const args& a);
 int scan_command(const args& a);
 int histogram_command(const args& a);
 int compact_command(const args& a);
+int sort_command(const args& a);
 int demo_command(const args& a);
 int ladder_command(const args& a);
 
@@ -26,6 +27,7 @@ inline constexpr command commands[] = {
     {"scan", "exclusive or inclusive scan of an array into a .npy or raw file", scan_command},
     {"histogram", "histogram into equal bins, with O(1) range-count queries and a chart", histogram_command},
     {"compact", "stream compaction: keep the values that flags or a predicate select, into a file", compact_command},
+    {"sort", "stable radix sort of keys, and of values with them, into files", sort_command},
     {"demo", "run every algorithm over the sample files in data/", demo_command},
     {"ladder", "time every rung of the reduce or scan kernel ladder against CUB (needs a GPU)", ladder_command},
 };

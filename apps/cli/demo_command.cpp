@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 
 namespace lookback::cli {
@@ -58,6 +59,22 @@ void show_compaction(const fs::path& file, const io::host_array& array, const fs
   if (r.verified) std::cout << "    " << verification_line(*r.verified, "compact " + describe(spec)) << "\n";
 }
 
+/// The sample in ascending order, and where each sorted value stood (a stable argsort, as NumPy's
+/// argsort(kind="stable") gives).
+void show_sort(const fs::path& file, const io::host_array& array, const fs::path& output_dir, backend b, bool verify) {
+  const std::int64_t n = array.size();
+  io::host_array positions{io::dtype::int64, {n},
+                           std::vector<std::byte>(static_cast<std::size_t>(n) * sizeof(std::int64_t))};
+  std::iota(positions.as<std::int64_t>(), positions.as<std::int64_t>() + n, std::int64_t{0});
+  const typed::sort_spec spec{array.type, sizeof(std::int64_t), false, 0, typed::key_bits(array.type)};
+  const sort_result r = sort_arrays(array, &positions, spec, b, verify);
+  const fs::path sorted = output_dir / (file.stem().string() + ".sorted.npy");
+  const fs::path order = output_dir / (file.stem().string() + ".sort_order.npy");
+  save_arrays({{sorted, &r.keys}, {order, &*r.values}}, {file});
+  std::cout << "  sort " << describe(spec) << " -> " << sorted.string() << ", positions -> " << order.string() << "\n";
+  if (r.verified) std::cout << "    " << verification_line(*r.verified, "sort " + describe(spec)) << "\n";
+}
+
 }  // namespace
 
 int demo_command(const args& a) {
@@ -100,6 +117,7 @@ int demo_command(const args& a) {
       if (r.verified) std::cout << "    " << verification_line(*r.verified, describe(spec) + " scan") << "\n";
     }
     show_compaction(file, array, output_dir, b, common.verify);
+    show_sort(file, array, output_dir, b, common.verify);
   }
   return exit_code::ok;
 }

@@ -103,18 +103,19 @@ void atomic_output_file::commit() {
   sync_directory(directory_of(final_));
 }
 
-void refuse_same_file(const fs::path& input, const fs::path& output) {
+bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
-  bool same = fs::equivalent(input, output, ec);
-  if (!same) {
-    // absolute() first: weakly_canonical leaves a relative path whose first
-    // component does not exist untouched, so "x" and "./x" would differ.
-    std::error_code ec_in, ec_out;
-    const fs::path a = fs::weakly_canonical(fs::absolute(input, ec_in), ec_in);
-    const fs::path b = fs::weakly_canonical(fs::absolute(output, ec_out), ec_out);
-    same = !ec_in && !ec_out && a == b;
-  }
-  if (same)
+  if (fs::equivalent(a, b, ec)) return true;
+  // absolute() first: weakly_canonical leaves a relative path whose first
+  // component does not exist untouched, so "x" and "./x" would differ.
+  std::error_code ec_a, ec_b;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
+  return !ec_a && !ec_b && ca == cb;
+}
+
+void refuse_same_file(const fs::path& input, const fs::path& output) {
+  if (same_file(input, output))
     throw io_error(
         error_kind::cant_create, output,
         "output path is the same file as input " + input.string() + "; refusing to overwrite an input");

@@ -39,9 +39,11 @@ class atomic_output_file {
   bool committed_ = false;
 };
 
-// Throws io_error(cant_create) when writing output would clobber input.  Checks
-// both the inode (catches hard links and symlinks) and the normalised spelling
-// (catches the case where the output does not exist yet but names the input).
+// Whether two paths name one file: the same inode (hard links, symlinks) or, for
+// paths that do not exist yet, the same normalised spelling.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+// Throws io_error(cant_create) when writing output would clobber input (same_file).
 void refuse_same_file(const std::filesystem::path& input, const std::filesystem::path& output);
 
 // The extension including its dot, lower-cased: "data/X.NPY" -> ".npy", "a" -> "".

@@ -352,15 +352,19 @@ std::string npy_header_for(dtype t, const std::vector<std::int64_t>& shape) {
   return out + dict;
 }
 
-void write_npy(const fs::path& out, const host_array& a) {
+void write_npy(atomic_output_file& out, const host_array& a) {
   for (std::int64_t d : a.shape)
     if (d < 0) throw std::invalid_argument("write_npy: negative dimension in shape " + shape_string(a.shape));
   if (a.bytes.size() != static_cast<std::uint64_t>(a.size()) * dtype_size(a.type))
     throw std::invalid_argument("write_npy: byte count does not match shape " + shape_string(a.shape));
 
+  out.write(npy_header_for(a.type, a.shape));
+  out.write(a.bytes.data(), a.bytes.size());
+}
+
+void write_npy(const fs::path& out, const host_array& a) {
   atomic_output_file f(out);
-  f.write(npy_header_for(a.type, a.shape));
-  f.write(a.bytes.data(), a.bytes.size());
+  write_npy(f, a);
   f.commit();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/array.hpp"
+#include "io/atomic_file.hpp"
 #include "io/dtype.hpp"
 
 namespace lookback::io {
@@ -20,6 +21,8 @@ host_array read_npy(const std::filesystem::path& p);
 // Writes format 1.0 (2.0 only if the header would not fit), atomically, so a
 // failure leaves any existing file untouched.  Any number of dimensions.
 void write_npy(const std::filesystem::path& out, const host_array& a);
+// The same into an open output, left for the caller to commit (with others).
+void write_npy(atomic_output_file& out, const host_array& a);
 
 // Everything before the data: magic, version, header length and the padded
 // header dict, a multiple of 64 bytes long as NumPy writes it.

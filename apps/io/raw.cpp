@@ -22,9 +22,11 @@ host_array read_raw(const std::filesystem::path& p, dtype t) {
   return a;
 }
 
+void write_raw(atomic_output_file& out, const host_array& a) { out.write(a.bytes.data(), a.bytes.size()); }
+
 void write_raw(const std::filesystem::path& out, const host_array& a) {
   atomic_output_file f(out);
-  f.write(a.bytes.data(), a.bytes.size());
+  write_raw(f, a);
   f.commit();
 }
 

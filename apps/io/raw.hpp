@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/array.hpp"
+#include "io/atomic_file.hpp"
 #include "io/dtype.hpp"
 
 namespace lookback::io {
@@ -14,5 +15,7 @@ host_array read_raw(const std::filesystem::path& p, dtype t);
 
 // Writes the element bytes only (shape and dtype are not recorded), atomically.
 void write_raw(const std::filesystem::path& out, const host_array& a);
+// The same into an open output, left for the caller to commit (with others).
+void write_raw(atomic_output_file& out, const host_array& a);
 
 }  // namespace lookback::io

@@ -49,12 +49,12 @@ std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
       const std::uint64_t r = rng();
       std::memcpy(v.data() + i, &r, std::min<std::size_t>(8, v.size() - i));
     }
-    return v;
-  }
-  for (T& x : v) {
-    if constexpr (std::is_same_v<T, quad>) x = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                                                static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
-    else x = static_cast<T>(rng());
+  } else {
+    for (T& x : v) {
+      if constexpr (std::is_same_v<T, quad>) x = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                                                  static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
+      else x = static_cast<T>(rng());
+    }
   }
   return v;
 }

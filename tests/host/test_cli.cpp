@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -336,11 +337,16 @@ class table_builder {
     writing("compact", name, args, files, code, message);
   }
 
+  void sort(const std::string& name, const std::vector<std::string>& args, const std::vector<file_spec>& files, int code,
+            const std::string& message) {
+    writing("sort", name, args, files, code, message);
+  }
+
   // A problem with the output path, which every array command accepts through -o.
   void output(const std::string& name, const std::string& output, std::vector<file_spec> files, int code,
               const std::string& message) {
     files.push_back(valid_input);
-    for (const std::string command : {"reduce", "scan", "compact"}) {
+    for (const std::string command : {"reduce", "scan", "compact", "sort"}) {
       std::vector<std::string> args{"-i", "{tmp}/in.npy", "-o", output};
       if (command == "compact") args.insert(args.end(), {"--predicate", "gt:0"});
       add({command + "_" + name, command, args, files, code, message});
@@ -609,6 +615,123 @@ std::vector<bad_run> bad_runs() {
   t.add({"compact_output_is_flags", "compact", {"-i", "{tmp}/in.npy", "-o", "{tmp}/f.npy", "--flags", "{tmp}/f.npy"},
          {valid_input, six_flags}, ex_cantcreat, "output path is the same file as input"});
 
+  // Sort: every refusal comes before out.npy is written, and leaves an existing one alone; rows with
+  // values also leave an existing sv.npy alone. The input-file and output-path checks are the shared
+  // ones; a few rows show sort goes through them.
+  t.sort("missing_input", {"-i", "{tmp}/missing.npy"}, {}, ex_noinput, "{tmp}/missing.npy: cannot open");
+  t.sort("bad_magic", in_npy, in("\x93NUMPX" + valid_input_npy.substr(6)), ex_dataerr,
+         "{tmp}/in.npy: not a .npy file: bad magic");
+  t.sort("raw_without_dtype", in_bin, raw12, ex_usage, "{tmp}/in.bin: not a .npy file; give --dtype");
+  t.sort("unknown_option", opts({"--frobnicate"}), {valid_input}, ex_usage, "unrecognised option '--frobnicate'");
+  t.sort("bogus_backend", opts({"--backend", "bogus"}), {valid_input}, ex_usage,
+         "--backend must be auto, gpu or cpu, not 'bogus'");
+  t.sort("missing_input_option", {}, {valid_input}, ex_usage, "the option '--input' is required");
+  t.add({"sort_missing_output_option", "sort", in_npy, {valid_input}, ex_usage, "the option '--output' is required"});
+  const std::string sort_keys = "(supported: uint8, uint16, uint32, int32, float32, uint64, int64, float64)";
+  t.sort("int8_keys", in_npy, in(npy_text(array_of(std::vector<std::int8_t>{1, 2}))), ex_dataerr,
+         "{tmp}/in.npy: dtype int8 is not supported " + sort_keys);
+  t.sort("int16_keys", in_npy, in(npy_text(array_of(std::vector<std::int16_t>{1, 2}))), ex_dataerr,
+         "{tmp}/in.npy: dtype int16 is not supported " + sort_keys);
+  t.sort("bool_keys", in_npy, in(npy_with_header(npy_dict("|b1", "(2,)"), std::string("\1\0", 2))), ex_dataerr,
+         "{tmp}/in.npy: dtype bool is not supported " + sort_keys);
+  t.sort("raw_int16_keys", {"-i", "{tmp}/in.bin", "--dtype", "int16"}, raw12, ex_dataerr,
+         "{tmp}/in.bin: dtype int16 is not supported " + sort_keys);
+
+  // Values: of 4 or 8 bytes, as many as the keys and of their shape, read and written only in pairs.
+  const file_spec existing_values_output = file("sv.npy", npy_text(array_of(std::vector<float>{7.f})));
+  const auto paired = [&](const std::string& name, const std::vector<std::string>& extra, std::vector<file_spec> files,
+                          int code, const std::string& message) {
+    files.push_back(existing_values_output);
+    t.sort(name, opts(extra), files, code, message);
+  };
+  const std::vector<std::string> with_values{"--values", "{tmp}/v.npy", "--values-output", "{tmp}/sv.npy"};
+  const auto values = [](const std::string& contents) { return file("v.npy", contents); };
+  const file_spec six_values = values(npy_text(array_of(std::vector<std::int64_t>{0, 1, 2, 3, 4, 5})));
+  const std::string value_types = "(supported: any dtype of 4 or 8 bytes: int32, uint32, float32, int64, uint64, float64)";
+  paired("int16_values", with_values, {valid_input, values(npy_text(array_of(std::vector<std::int16_t>(6, 1))))},
+         ex_dataerr, "{tmp}/v.npy: values dtype int16 is not supported " + value_types);
+  paired("uint8_values", with_values, {valid_input, values(npy_text(array_of(std::vector<std::uint8_t>(6, 1))))},
+         ex_dataerr, "{tmp}/v.npy: values dtype uint8 is not supported " + value_types);
+  paired("bool_values", with_values,
+         {valid_input, values(npy_with_header(npy_dict("|b1", "(6,)"), std::string(6, '\1')))}, ex_dataerr,
+         "{tmp}/v.npy: values dtype bool is not supported");
+  paired("fewer_values_than_keys", with_values,
+         {valid_input, values(npy_text(array_of(std::vector<std::int64_t>{0, 1, 2, 3, 4})))}, ex_dataerr,
+         "{tmp}/v.npy: values of shape (5,) do not match the keys' shape (6,) in {tmp}/in.npy");
+  paired("more_values_than_keys", with_values,
+         {valid_input, values(npy_text(array_of(std::vector<float>(7, 1.f))))}, ex_dataerr,
+         "{tmp}/v.npy: values of shape (7,) do not match the keys' shape (6,) in {tmp}/in.npy");
+  paired("values_of_another_shape", with_values,
+         {valid_input, values(npy_text(array_of(std::vector<std::int32_t>(6, 1), {2, 3})))}, ex_dataerr,
+         "{tmp}/v.npy: values of shape (2, 3) do not match the keys' shape (6,) in {tmp}/in.npy");
+  paired("missing_values", with_values, {valid_input}, ex_noinput, "{tmp}/v.npy: cannot open");
+  paired("malformed_values", with_values, {valid_input, values("\x93NUMPX" + valid_input_npy.substr(6))}, ex_dataerr,
+         "{tmp}/v.npy: not a .npy file: bad magic");
+  const std::vector<std::string> raw_values{"--values", "{tmp}/v.bin", "--values-output", "{tmp}/sv.npy"};
+  const file_spec raw_values_file = file("v.bin", int32_data(3));
+  paired("raw_values_without_dtype", raw_values, {valid_input, raw_values_file}, ex_usage,
+         "{tmp}/v.bin: not a .npy file; give --values-dtype to read it as raw elements");
+  paired("unknown_values_dtype", {"--values", "{tmp}/v.bin", "--values-output", "{tmp}/sv.npy", "--values-dtype", "int128"},
+         {valid_input, raw_values_file}, ex_usage, "--values-dtype: unknown dtype 'int128'");
+  paired("raw_values_of_the_wrong_length",
+         {"--values", "{tmp}/v.bin", "--values-output", "{tmp}/sv.npy", "--values-dtype", "int32"},
+         {valid_input, raw_values_file}, ex_dataerr,
+         "{tmp}/v.bin: values of shape (3,) do not match the keys' shape (6,) in {tmp}/in.npy");
+  paired("values_dtype_for_npy_values",
+         {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/sv.npy", "--values-dtype", "int64"},
+         {valid_input, six_values}, ex_usage, "--values-dtype applies to raw input only; {tmp}/v.npy is a .npy file");
+  paired("values_dtype_without_values", {"--values-dtype", "int64"}, {valid_input}, ex_usage,
+         "--values-dtype applies to --values only");
+  paired("values_without_values_output", {"--values", "{tmp}/v.npy"}, {valid_input, six_values}, ex_usage,
+         "--values needs --values-output");
+  paired("values_output_without_values", {"--values-output", "{tmp}/sv.npy"}, {valid_input}, ex_usage,
+         "--values-output needs --values");
+
+  // Bit ranges of the keys' order-preserving pattern. "--bits=-1:8", so that a negative B is not taken for
+  // an option; "--bits ''", since Boost refuses "--bits=" itself.
+  const auto bits = [&](const std::string& name, const std::string& range, const file_spec& keys,
+                         const std::string& message) {
+    const bool negative = !range.empty() && range[0] == '-';
+    const std::vector<std::string> option = negative ? std::vector<std::string>{"--bits=" + range}
+                                                     : std::vector<std::string>{"--bits", range};
+    t.sort("bits_" + name, opts(option), {keys}, ex_usage, message);
+  };
+  const std::string int32_bits = "is not a range of the 32 bits of int32 keys (needs 0 <= B < E <= 32)";
+  bits("past_the_key", "0:33", valid_input, "--bits 0:33 " + int32_bits);
+  bits("empty", "8:8", valid_input, "--bits 8:8 " + int32_bits);
+  bits("reversed", "9:8", valid_input, "--bits 9:8 " + int32_bits);
+  bits("negative", "-1:8", valid_input, "--bits -1:8 " + int32_bits);
+  bits("starting_past_the_key", "32:33", valid_input, "--bits 32:33 " + int32_bits);
+  bits("past_a_uint8_key", "0:9", file("in.npy", npy_text(array_of(std::vector<std::uint8_t>{1, 2}))),
+       "--bits 0:9 is not a range of the 8 bits of uint8 keys (needs 0 <= B < E <= 8)");
+  bits("past_a_float64_key", "0:65", file("in.npy", npy_text(array_of(std::vector<double>{1.0}))),
+       "--bits 0:65 is not a range of the 64 bits of float64 keys (needs 0 <= B < E <= 64)");
+  const std::vector<std::string> malformed_bits{"x", "8", "8:", ":8", "1:2:3", "1:2x", "", " 1:2", "+1:2", "0:99999999999"};
+  for (std::size_t i = 0; i < malformed_bits.size(); ++i)
+    bits("malformed_" + std::to_string(i), malformed_bits[i], valid_input,
+         "--bits must be B:E, not '" + malformed_bits[i] + "'");
+  t.sort("bits_without_value", opts({"--bits"}), {valid_input}, ex_usage, "'--bits'");
+
+  // Output paths: neither output may be an input, nor the two outputs one file. Refused before
+  // anything is read; a values output that cannot be created leaves the keys' output unwritten too.
+  paired("values_output_is_values", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/v.npy"},
+         {valid_input, six_values}, ex_cantcreat, "output path is the same file as input {tmp}/v.npy");
+  paired("values_output_is_keys", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/in.npy"},
+         {valid_input, six_values}, ex_cantcreat, "output path is the same file as input {tmp}/in.npy");
+  paired("values_output_is_output", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/out.npy"},
+         {valid_input, six_values}, ex_cantcreat,
+         "{tmp}/out.npy: --values-output is the same file as --output; refusing to write both there");
+  paired("values_output_is_output_spelled_differently", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/./out.npy"},
+         {valid_input, six_values}, ex_cantcreat, "--values-output is the same file as --output");
+  paired("values_output_in_missing_directory", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/nowhere/sv.npy"},
+         {valid_input, six_values}, ex_cantcreat,
+         "{tmp}/nowhere/sv.npy: cannot create: directory {tmp}/nowhere does not exist");
+  paired("values_output_is_directory", {"--values", "{tmp}/v.npy", "--values-output", "{tmp}/outdir"},
+         {valid_input, six_values, directory("outdir")}, ex_cantcreat, "{tmp}/outdir: cannot create: is a directory");
+  t.add({"sort_output_is_values", "sort",
+         {"-i", "{tmp}/in.npy", "-o", "{tmp}/v.npy", "--values", "{tmp}/v.npy", "--values-output", "{tmp}/sv.npy"},
+         {valid_input, six_values}, ex_cantcreat, "output path is the same file as input {tmp}/v.npy"});
+
   t.add({"unknown_command", "frobnicate", {}, {}, ex_usage, "unknown command 'frobnicate'"});
   return std::move(t).rows();
 }
@@ -626,7 +749,7 @@ TEST_P(CliBadInput, FailsWithOneLineAndLeavesFilesAlone) {
 
   EXPECT_EQ(r.exit_code, row.exit_code) << r;
   const bool known_command = row.command == "reduce" || row.command == "scan" || row.command == "demo" ||
-                             row.command == "histogram" || row.command == "compact";
+                             row.command == "histogram" || row.command == "compact" || row.command == "sort";
   expect_one_error_line(r, known_command ? "lookback " + row.command + ": " : "lookback: ", expand(row.message));
 
   const auto after = snapshot(dir_);
@@ -806,17 +929,40 @@ std::string positive_bytes(const host_array& a) {
   return bytes_of(kept);
 }
 
-std::string positive_bytes_of(const host_array& a) {
-  switch (a.type) {
-    case dtype::uint32: return positive_bytes<std::uint32_t>(a);
-    case dtype::int64: return positive_bytes<std::int64_t>(a);
-    case dtype::float32: return positive_bytes<float>(a);
-    case dtype::float64: return positive_bytes<double>(a);
+// The sample dtypes, as C++ types.
+template <class F>
+decltype(auto) visit_sample(dtype type, F&& f) {
+  switch (type) {
+    case dtype::uint32: return f(std::uint32_t{});
+    case dtype::int64: return f(std::int64_t{});
+    case dtype::float32: return f(float{});
+    case dtype::float64: return f(double{});
     default: throw std::runtime_error("a sample of a dtype this test does not know");
   }
 }
 
-TEST_F(CliTest, DemoWritesTheScansAndPositivesOfEverySample) {
+std::string positive_bytes_of(const host_array& a) {
+  return visit_sample(a.type, [&](auto zero) { return positive_bytes<decltype(zero)>(a); });
+}
+
+// `sorted` holds the input's values ascending and `order` where each stood: a permutation under which
+// equal values keep their input order. (The samples hold no NaN, so < orders them.)
+template <class T>
+void expect_stable_argsort(const host_array& input, const host_array& sorted, const host_array& order) {
+  const auto in = elements<T>(input), keys = elements<T>(sorted);
+  const auto from = elements<std::int64_t>(order);
+  ASSERT_EQ(keys.size(), in.size());
+  ASSERT_EQ(from.size(), in.size());
+  std::vector<bool> seen(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    ASSERT_TRUE(from[i] >= 0 && static_cast<std::size_t>(from[i]) < in.size() && !seen[from[i]]) << "position " << i;
+    seen[from[i]] = true;
+    ASSERT_EQ(std::memcmp(&keys[i], &in[from[i]], sizeof(T)), 0) << "position " << i;
+    if (i > 0) ASSERT_TRUE(keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && from[i - 1] < from[i])) << "position " << i;
+  }
+}
+
+TEST_F(CliTest, DemoWritesTheScansPositivesAndSortsOfEverySample) {
   if (*sample_data_dir == '\0') GTEST_SKIP() << "LOOKBACK_DATA_DIR is not defined";
   std::vector<fs::path> samples;
   for (const auto& e : fs::directory_iterator(sample_data_dir))
@@ -831,6 +977,8 @@ TEST_F(CliTest, DemoWritesTheScansAndPositivesOfEverySample) {
     expected_names.insert(stem + ".exclusive_sum.npy");
     expected_names.insert(stem + ".inclusive_sum.npy");
     expected_names.insert(stem + ".positive.npy");
+    expected_names.insert(stem + ".sorted.npy");
+    expected_names.insert(stem + ".sort_order.npy");
     EXPECT_TRUE(contains(r.out, sample.filename().string())) << r;
 
     const host_array input = lookback::io::read_npy(sample);
@@ -850,6 +998,15 @@ TEST_F(CliTest, DemoWritesTheScansAndPositivesOfEverySample) {
     const std::size_t count = expected_bytes.size() / lookback::io::dtype_size(input.type);
     const std::string kept = "compact gt:0: kept " + std::to_string(count) + " of " + std::to_string(input.size()) + " -> ";
     EXPECT_TRUE(contains(r.out, kept)) << kept << "\n" << r;
+
+    const host_array sorted = read_output("demo/out/" + stem + ".sorted.npy");
+    const host_array order = read_output("demo/out/" + stem + ".sort_order.npy");
+    EXPECT_EQ(sorted.type, input.type);
+    EXPECT_EQ(order.type, dtype::int64);
+    visit_sample(input.type, [&](auto zero) { expect_stable_argsort<decltype(zero)>(input, sorted, order); });
+    const std::string sort_step = "sort ascending -> " + path("demo/out/" + stem + ".sorted.npy").string() +
+                                  ", positions -> " + path("demo/out/" + stem + ".sort_order.npy").string();
+    EXPECT_TRUE(contains(r.out, sort_step)) << sort_step << "\n" << r;
   }
   EXPECT_EQ(names_of(snapshot(path("demo/out"))), expected_names);
 }
@@ -1139,6 +1296,238 @@ TEST_F(CliTest, CompactHelpGoesToStdout) {
     EXPECT_TRUE(contains(r.out, option)) << option << "\n" << r;
 }
 
+// --- sort ---------------------------------------------------------------------------------------
+
+// The one line sort prints: how it sorted, how many keys of which dtype, and where it wrote them.
+std::string sort_line(const std::string& how, std::size_t n, const std::string& key_type, const std::string& output) {
+  return "sort " + how + ": " + std::to_string(n) + " " + key_type + " keys -> " + output;
+}
+std::string sort_line(const std::string& how, std::size_t n, const std::string& key_type, const std::string& value_type,
+                      const std::string& output, const std::string& values_output) {
+  return "sort " + how + ": " + std::to_string(n) + " " + key_type + " keys with " + value_type + " values -> " + output +
+         ", " + values_output;
+}
+
+// `items` in the order `order` names: what a stable sort by a key field writes.
+template <class T>
+std::vector<T> gathered(const std::vector<T>& items, const std::vector<std::size_t>& order) {
+  std::vector<T> out;
+  for (const std::size_t i : order) out.push_back(items[i]);
+  return out;
+}
+
+TEST_F(CliTest, SortKeysAscendingAndDescending) {
+  write_input("in.npy", array_of(small_values));
+  write_file(path("out.npy"), "stale");
+  const run_result up = run_ok({"sort", "-i", arg("in.npy"), "-o", arg("out.npy")});
+  EXPECT_EQ(lines_of(up.out), std::vector<std::string>{sort_line("ascending", 6, "int32", arg("out.npy"))});
+  host_array out = read_output("out.npy");
+  EXPECT_EQ(out.shape, std::vector<std::int64_t>{6});
+  EXPECT_EQ(elements<std::int32_t>(out), (std::vector<std::int32_t>{-5, -1, 1, 3, 4, 9}));
+
+  const run_result down = run_ok({"sort", "-i", arg("in.npy"), "-o", arg("out.npy"), "--descending"});
+  EXPECT_EQ(lines_of(down.out), std::vector<std::string>{sort_line("descending", 6, "int32", arg("out.npy"))});
+  EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), (std::vector<std::int32_t>{9, 4, 3, 1, -1, -5}));
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"}));  // no temporaries left
+}
+
+// Equal keys keep their input order in both directions, and values keep their dtype, whatever its width.
+TEST_F(CliTest, SortPairsIsStable) {
+  const std::vector<std::uint32_t> keys{2, 1, 2, 1, 0, 2};
+  const std::vector<std::size_t> ascending{4, 1, 3, 0, 2, 5}, descending{0, 2, 5, 1, 3, 4};
+  const std::vector<std::int64_t> positions{0, 1, 2, 3, 4, 5};
+  const std::vector<float> fractions{0.5f, -1.5f, 2.25f, 3.f, -0.f, 8.f};
+  write_input("in.npy", array_of(keys));
+  write_input("i64.npy", array_of(positions));
+  write_input("f32.npy", array_of(fractions));
+  for (const bool down : {false, true}) {
+    SCOPED_TRACE(down ? "descending" : "ascending");
+    const auto& order = down ? descending : ascending;
+    for (const char* values : {"i64.npy", "f32.npy"}) {
+      SCOPED_TRACE(values);
+      std::vector<std::string> args{"sort", "-i", arg("in.npy"), "-o", arg("sk.npy"), "--values", arg(values),
+                                    "--values-output", arg("sv.npy")};
+      if (down) args.push_back("--descending");
+      const run_result r = run_ok(args);
+      const bool wide = std::string(values) == "i64.npy";
+      const std::string line = sort_line(down ? "descending" : "ascending", 6, "uint32", wide ? "int64" : "float32",
+                                         arg("sk.npy"), arg("sv.npy"));
+      EXPECT_EQ(lines_of(r.out), std::vector<std::string>{line});
+      EXPECT_EQ(elements<std::uint32_t>(read_output("sk.npy")), gathered(keys, order));
+      const host_array sorted_values = read_output("sv.npy");
+      EXPECT_EQ(sorted_values.shape, std::vector<std::int64_t>{6});
+      if (wide)
+        EXPECT_EQ(elements<std::int64_t>(sorted_values), gathered(positions, order));
+      else
+        EXPECT_EQ(sorted_values.bytes, array_of(gathered(fractions, order)).bytes);  // -0.0 kept bit for bit
+    }
+  }
+
+  // Many equal keys: each key's values come out in their input order.
+  std::vector<std::int32_t> many_keys, many_values;
+  for (std::int32_t i = 0; i < 1000; ++i) {
+    many_keys.push_back(i % 7 - 3);
+    many_values.push_back(i);
+  }
+  write_input("many.npy", array_of(many_keys));
+  write_input("many_values.npy", array_of(many_values));
+  run_ok({"sort", "-i", arg("many.npy"), "-o", arg("sk.npy"), "--values", arg("many_values.npy"), "--values-output",
+          arg("sv.npy")});
+  const auto sorted_keys = elements<std::int32_t>(read_output("sk.npy"));
+  const auto sorted_values = elements<std::int32_t>(read_output("sv.npy"));
+  ASSERT_EQ(sorted_keys.size(), 1000u);
+  ASSERT_EQ(sorted_values.size(), 1000u);
+  for (std::size_t i = 0; i < sorted_keys.size(); ++i) {
+    ASSERT_EQ(sorted_keys[i], many_keys[static_cast<std::size_t>(sorted_values[i])]) << i;
+    if (i > 0) {
+      ASSERT_LE(sorted_keys[i - 1], sorted_keys[i]) << i;
+      if (sorted_keys[i - 1] == sorted_keys[i]) ASSERT_LT(sorted_values[i - 1], sorted_values[i]) << i;
+    }
+  }
+}
+
+// --bits B:E sorts by bits [B, E) of the order-preserving pattern, in which a signed key's sign bit is
+// flipped: bit 31 of an int32 key tells negatives (0) from the rest (1).
+TEST_F(CliTest, SortOnABitRange) {
+  const std::vector<std::uint32_t> keys{0x12, 0x21, 0x13, 0x02, 0x31};
+  const std::vector<std::uint32_t> positions{0, 1, 2, 3, 4};
+  write_input("in.npy", array_of(keys));
+  write_input("v.npy", array_of(positions));
+  const struct {
+    std::vector<std::string> options;
+    std::string how;
+    std::vector<std::size_t> order;
+  } cases[] = {
+      {{"--bits", "4:8"}, "ascending on bits 4:8", {3, 0, 2, 1, 4}},
+      {{"--bits", "0:4"}, "ascending on bits 0:4", {1, 4, 0, 3, 2}},
+      {{"--bits", "0:4", "--descending"}, "descending on bits 0:4", {2, 0, 3, 1, 4}},
+      {{"--bits", "0:32"}, "ascending", {3, 0, 2, 1, 4}},  // every bit: no range to mention
+      {{"--bits", "8:32"}, "ascending on bits 8:32", {0, 1, 2, 3, 4}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.how);
+    std::vector<std::string> args{"sort", "-i", arg("in.npy"), "-o", arg("sk.npy"), "--values", arg("v.npy"),
+                                  "--values-output", arg("sv.npy")};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    const run_result r = run_ok(args);
+    EXPECT_EQ(lines_of(r.out),
+              std::vector<std::string>{sort_line(c.how, 5, "uint32", "uint32", arg("sk.npy"), arg("sv.npy"))});
+    EXPECT_EQ(elements<std::uint32_t>(read_output("sk.npy")), gathered(keys, c.order));
+    EXPECT_EQ(elements<std::uint32_t>(read_output("sv.npy")), gathered(positions, c.order));
+  }
+
+  write_input("signed.npy", array_of(std::vector<std::int32_t>{-1, 1, -2, 2}));
+  run_ok({"sort", "-i", arg("signed.npy"), "-o", arg("out.npy"), "--bits", "31:32"});
+  EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), (std::vector<std::int32_t>{-1, -2, 1, 2}));
+  run_ok({"sort", "-i", arg("signed.npy"), "-o", arg("out.npy"), "--bits", "31:32", "--descending"});
+  EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), (std::vector<std::int32_t>{1, 2, -1, -2}));
+}
+
+// Floats sort by their order-preserving bits: negative NaNs first and positive NaNs last, -0.0 equal to
+// +0.0 (so the two keep their input order), and every key written back bit for bit.
+TEST_F(CliTest, SortOrdersFloatsByTheirOrderPreservingBits) {
+  const auto check = [&](auto zero) {
+    using T = decltype(zero);
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    const std::vector<T> keys{T(1), T(-0.0), nan, T(0), -inf, std::copysign(nan, T(-1)), inf, T(-2.5)};
+    const std::vector<std::int32_t> positions{0, 1, 2, 3, 4, 5, 6, 7};
+    const std::vector<std::size_t> ascending{5, 4, 7, 1, 3, 0, 6, 2}, descending{2, 6, 0, 1, 3, 7, 4, 5};
+    write_input("keys.npy", array_of(keys));
+    write_input("v.npy", array_of(positions));
+    for (const bool down : {false, true}) {
+      SCOPED_TRACE(down ? "descending" : "ascending");
+      std::vector<std::string> args{"sort", "-i", arg("keys.npy"), "-o", arg("sk.npy"), "--values", arg("v.npy"),
+                                    "--values-output", arg("sv.npy")};
+      if (down) args.push_back("--descending");
+      run_ok(args);
+      const auto& order = down ? descending : ascending;
+      EXPECT_EQ(read_output("sk.npy").bytes, array_of(gathered(keys, order)).bytes);
+      EXPECT_EQ(elements<std::int32_t>(read_output("sv.npy")), gathered(positions, order));
+    }
+  };
+  {
+    SCOPED_TRACE("float32");
+    check(float{});
+  }
+  {
+    SCOPED_TRACE("float64");
+    check(double{});
+  }
+}
+
+// Each key dtype sorts in its own order, extremes included.
+TEST_F(CliTest, SortEveryKeyDtype) {
+  const auto check = [&](const char* type, auto keys, auto expected) {
+    SCOPED_TRACE(type);
+    write_input("in.npy", array_of(keys));
+    const run_result r = run_ok({"sort", "-i", arg("in.npy"), "-o", arg("out.npy")});
+    EXPECT_EQ(lines_of(r.out), std::vector<std::string>{sort_line("ascending", keys.size(), type, arg("out.npy"))});
+    EXPECT_EQ(elements<typename decltype(keys)::value_type>(read_output("out.npy")), expected);
+  };
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  check("uint8", std::vector<std::uint8_t>{200, 3, 255, 0, 3}, std::vector<std::uint8_t>{0, 3, 3, 200, 255});
+  check("uint16", std::vector<std::uint16_t>{40000, 7, 65535, 0}, std::vector<std::uint16_t>{0, 7, 40000, 65535});
+  check("uint32", std::vector<std::uint32_t>{0x80000000u, 1, ~0u, 0}, std::vector<std::uint32_t>{0, 1, 0x80000000u, ~0u});
+  check("int32", std::vector<std::int32_t>{5, std::numeric_limits<std::int32_t>::min(), -1, 0},
+        std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(), -1, 0, 5});
+  check("uint64", std::vector<std::uint64_t>{~0ull, 1, 1ull << 63, 0}, std::vector<std::uint64_t>{0, 1, 1ull << 63, ~0ull});
+  check("int64", std::vector<std::int64_t>{highest, -3, lowest, 5, 0}, std::vector<std::int64_t>{lowest, -3, 0, 5, highest});
+  check("float32", std::vector<float>{2.5f, -1e30f, 0.f, 1e-30f}, std::vector<float>{-1e30f, 0.f, 1e-30f, 2.5f});
+  check("float64", std::vector<double>{2.5, -1e300, 0.0, 1e-300}, std::vector<double>{-1e300, 0.0, 1e-300, 2.5});
+}
+
+// Keys and values of two dimensions sort in C order into 1-D arrays.
+TEST_F(CliTest, SortFlattensATwoDimensionalArray) {
+  write_input("in.npy", array_of(std::vector<std::uint16_t>{5, 1, 4, 2, 3, 0}, {2, 3}));
+  write_input("v.npy", array_of(std::vector<double>{0.5, 1.5, 2.5, 3.5, 4.5, 5.5}, {2, 3}));
+  run_ok({"sort", "-i", arg("in.npy"), "-o", arg("sk.npy"), "--values", arg("v.npy"), "--values-output", arg("sv.npy")});
+  const host_array keys = read_output("sk.npy"), values = read_output("sv.npy");
+  EXPECT_EQ(keys.shape, std::vector<std::int64_t>{6});
+  EXPECT_EQ(values.shape, std::vector<std::int64_t>{6});
+  EXPECT_EQ(elements<std::uint16_t>(keys), (std::vector<std::uint16_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(elements<double>(values), (std::vector<double>{5.5, 1.5, 3.5, 4.5, 2.5, 0.5}));
+}
+
+TEST_F(CliTest, SortOfAnEmptyArray) {
+  write_input("in.npy", array_of(std::vector<float>{}));
+  write_input("v.npy", array_of(std::vector<std::uint64_t>{}));
+  const run_result r =
+      run_ok({"sort", "-i", arg("in.npy"), "-o", arg("sk.npy"), "--values", arg("v.npy"), "--values-output", arg("sv.npy")});
+  EXPECT_EQ(lines_of(r.out),
+            std::vector<std::string>{sort_line("ascending", 0, "float32", "uint64", arg("sk.npy"), arg("sv.npy"))});
+  const host_array keys = read_output("sk.npy"), values = read_output("sv.npy");
+  EXPECT_EQ(keys.type, dtype::float32);
+  EXPECT_EQ(keys.shape, std::vector<std::int64_t>{0});
+  EXPECT_EQ(values.type, dtype::uint64);
+  EXPECT_EQ(values.shape, std::vector<std::int64_t>{0});
+}
+
+TEST_F(CliTest, SortRawKeysValuesAndOutputs) {
+  write_file(path("k.bin"), bytes_of(std::vector<std::int64_t>{5, -2, 7, -2}));
+  write_file(path("v.bin"), bytes_of(std::vector<float>{0.f, 1.f, 2.f, 3.f}));
+  run_ok({"sort", "-i", arg("k.bin"), "--dtype", "int64", "-o", arg("sk.bin"), "--values", arg("v.bin"), "--values-dtype",
+          "float32", "--values-output", arg("sv.bin"), "--descending"});
+  EXPECT_EQ(read_file(path("sk.bin")), bytes_of(std::vector<std::int64_t>{7, 5, -2, -2}));
+  EXPECT_EQ(read_file(path("sv.bin")), bytes_of(std::vector<float>{2.f, 0.f, 1.f, 3.f}));
+
+  // Raw in, .npy out: the outputs record the dtypes the user named.
+  run_ok({"sort", "-i", arg("k.bin"), "--dtype", "i8", "-o", arg("sk.npy"), "--values", arg("v.bin"), "--values-dtype",
+          "f4", "--values-output", arg("sv.npy")});
+  EXPECT_EQ(elements<std::int64_t>(read_output("sk.npy")), (std::vector<std::int64_t>{-2, -2, 5, 7}));
+  EXPECT_EQ(elements<float>(read_output("sv.npy")), (std::vector<float>{1.f, 3.f, 0.f, 2.f}));
+}
+
+TEST_F(CliTest, SortHelpGoesToStdout) {
+  const run_result r = run({"sort", "--help"});
+  EXPECT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(r.out.rfind("usage: lookback sort", 0), 0u) << r;
+  for (const char* option :
+       {"--values", "--values-output", "--values-dtype", "--descending", "--bits", "--verify", "--backend"})
+    EXPECT_TRUE(contains(r.out, option)) << option << "\n" << r;
+}
+
 // --- backends ---------------------------------------------------------------------------------
 
 class CliBackendTest : public CliTest {
@@ -1399,5 +1788,65 @@ TEST_F(CliBackendTest, CompactOnTheGpuMatchesTheCpu) {
     for (const char* name : {"gpu.npy", "v.npy"}) EXPECT_EQ(read_output(name).bytes, read_output("cpu.npy").bytes) << name;
   }
 }
+
+// The GPU sort against the CPU backend's, and --verify against CUB, keys alone and in pairs of either
+// value width, ascending, descending and on a bit range; without a GPU, --verify is refused.
+TEST_F(CliBackendTest, SortOnTheGpuMatchesTheCpu) {
+  const bool gpu = gpu_usable();
+  std::vector<float> keys;
+  std::vector<std::uint32_t> narrow;
+  std::vector<double> wide;
+  for (int i = 0; i < 100003; ++i) {  // many tiles, the last one partial, and many equal keys
+    keys.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 8.f);
+    narrow.push_back(static_cast<std::uint32_t>(i));
+    wide.push_back(-i * 0.5);
+  }
+  write_input("keys.npy", array_of(keys));
+  write_input("narrow.npy", array_of(narrow));
+  write_input("wide.npy", array_of(wide));
+  const struct {
+    std::vector<std::string> options;
+    const char* values;  // or null: keys only
+  } variants[] = {
+      {{}, nullptr},
+      {{"--descending"}, nullptr},
+      {{"--bits", "8:24"}, nullptr},
+      {{}, "narrow.npy"},
+      {{"--descending", "--bits", "20:32"}, "wide.npy"},
+  };
+  for (const auto& variant : variants) {
+    SCOPED_TRACE(::testing::PrintToString(variant.options) + (variant.values ? variant.values : ""));
+    const bool pairs = variant.values != nullptr;
+    // Each run writes TAG.npy, and TAG.values.npy for pairs.
+    const auto with = [&](const std::string& tag, const std::vector<std::string>& extra) {
+      std::vector<std::string> args{"sort", "-i", arg("keys.npy"), "-o", arg(tag + ".npy")};
+      if (pairs) args.insert(args.end(), {"--values", arg(variant.values), "--values-output", arg(tag + ".values.npy")});
+      args.insert(args.end(), variant.options.begin(), variant.options.end());
+      args.insert(args.end(), extra.begin(), extra.end());
+      return args;
+    };
+    if (!gpu) {
+      const run_result r = run(with("v", {"--verify"}));
+      EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+      expect_one_error_line(r, "lookback sort: ", "--verify");
+      EXPECT_FALSE(fs::exists(path("v.npy")));
+      EXPECT_FALSE(fs::exists(path("v.values.npy")));
+      continue;
+    }
+    const run_result cpu = run(with("cpu", {"--backend", "cpu"}));
+    const run_result on_gpu = run(with("gpu", {"--backend", "gpu"}));
+    const run_result verified = run(with("v", {"--verify"}));
+    for (const run_result* r : {&cpu, &on_gpu, &verified}) EXPECT_EQ(r->exit_code, ex_ok) << *r;
+    const auto lines = lines_of(verified.out);
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+      return contains(l, "outputs match") && contains(l, "cub");
+    })) << verified;
+    for (const char* tag : {"gpu", "v"}) {
+      EXPECT_EQ(read_output(std::string(tag) + ".npy").bytes, read_output("cpu.npy").bytes) << tag;
+      if (pairs) EXPECT_EQ(read_output(std::string(tag) + ".values.npy").bytes, read_output("cpu.values.npy").bytes) << tag;
+    }
+  }
+}
+
 
 }  // namespace

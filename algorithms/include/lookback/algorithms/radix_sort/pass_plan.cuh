@@ -66,18 +66,20 @@ __global__ void __launch_bounds__(Policy::threads)
 }
 
 /// One block of 256 threads, a thread per digit: d_bases[pass * 256 + digit] = the digit's first
-/// output position in that pass, and the plan.
+/// output position in that pass, and the plan. (A template, as every kernel in these headers is, so
+/// that translation units including it share one definition.)
+template <class Count>
 __global__ void __launch_bounds__(radix_digits)
-    plan_passes_kernel(const unsigned* d_counts, std::int64_t n, int passes, sort_buffers buffers, unsigned* d_bases,
+    plan_passes_kernel(const Count* d_counts, std::int64_t n, int passes, sort_buffers buffers, Count* d_bases,
                        pass_plan* d_plan) {
-  using block_scan = block::scan<unsigned, radix_digits>;
+  using block_scan = block::scan<Count, radix_digits>;
   __shared__ typename block_scan::storage scan_storage;
   __shared__ int skip[max_passes];
   const int digit = threadIdx.x;
   for (int p = 0; p < passes; ++p) {
-    const unsigned count = d_counts[p * radix_digits + digit];
-    unsigned total;
-    d_bases[p * radix_digits + digit] = block_scan::exclusive(count, sum{}, 0u, total, scan_storage);
+    const Count count = d_counts[p * radix_digits + digit];
+    Count total;
+    d_bases[p * radix_digits + digit] = block_scan::exclusive(count, sum{}, Count{0}, total, scan_storage);
     const int all_in_one = __syncthreads_or(static_cast<std::int64_t>(count) == n);
     if (digit == 0) skip[p] = all_in_one;
   }

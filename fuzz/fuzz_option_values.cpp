@@ -1,6 +1,9 @@
-// libFuzzer target: the parsers behind the command's option values (--dtype, --op, --init, and the
-// histogram's --bins/--range checks). Input: "word<NUL>word<NUL>..."; none may crash or throw.
+// libFuzzer target: the parsers behind the command's option values (--dtype, --op, --init, the
+// histogram's --bins/--range checks, compact's --predicate, sort's --bits), each followed by the CPU
+// reference on a few values when it accepts. Input: "word<NUL>word<NUL>..."; none may crash or throw.
 #include "typed/histogram_ops.hpp"
+#include "typed/select_ops.hpp"
+#include "typed/sort_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <cstdlib>
@@ -20,6 +23,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const io::dtype t : {io::dtype::int32, io::dtype::uint32, io::dtype::int64, io::dtype::uint64,
                               io::dtype::float32, io::dtype::float64})
       if (const auto v = typed::parse_scalar(t, w)) (void)typed::format_scalar(*v);
+    // Eight values of up to 8 bytes: raw bits, so every dtype sees NaNs, infinities and extremes.
+    alignas(8) const std::uint8_t values[64] = {0,   1,   2,   3,   255, 255, 255, 255, 0,   0,   128, 127,
+                                                0,   0,   192, 255, 7,   0,   0,   0,   0,   0,   0,   128,
+                                                1,   0,   0,   128, 255, 255, 127, 127, 9,   9,   9,   9,
+                                                0,   0,   248, 127, 42,  0,   0,   0,   0,   0,   240, 255};
+    alignas(8) std::uint8_t out[64];
+    alignas(8) std::uint8_t values_out[64];
+    for (const io::dtype t : {io::dtype::int32, io::dtype::uint32, io::dtype::int64, io::dtype::uint64,
+                              io::dtype::float32, io::dtype::float64}) {
+      typed::select_spec select;
+      if (!typed::parse_predicate(t, w, select)) {
+        const std::int64_t n = 64 / static_cast<std::int64_t>(io::dtype_size(t));
+        (void)typed::select_cpu(select, values, nullptr, out, n);
+      }
+    }
+    for (const io::dtype t : {io::dtype::uint8, io::dtype::uint16, io::dtype::uint32, io::dtype::int32,
+                              io::dtype::float32, io::dtype::uint64, io::dtype::int64, io::dtype::float64}) {
+      typed::sort_spec sort;
+      sort.key = t;
+      sort.value_bytes = 4;
+      if (!typed::parse_bits(w, sort)) {
+        const std::int64_t n = 16 / static_cast<std::int64_t>(io::dtype_size(t));
+        typed::sort_cpu(sort, values, out, values, values_out, n);
+      }
+    }
   }
   if (words.size() >= 3) {
     typed::histogram_spec spec;

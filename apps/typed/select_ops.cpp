@@ -1,9 +1,6 @@
+// The typed compaction's GPU dispatch (ours or CUB's, instantiated in select_lookback.cu and
+// select_cub.cu); the host side is in select_host.cpp.
 #include "typed/select_ops.hpp"
-
-#include "typed/select_predicate.hpp"
-
-#include <cstring>
-#include <utility>
 
 namespace lookback::typed {
 namespace detail {
@@ -14,59 +11,12 @@ void select_cub(const select_spec& spec, void* d_temp, std::size_t& temp_bytes, 
                 const std::uint8_t* d_flags, void* d_out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream);
 }  // namespace detail
 
-namespace {
-constexpr std::pair<std::string_view, compare_kind> valued_kinds[] = {{"gt", compare_kind::gt}, {"ge", compare_kind::ge},
-                                                                      {"lt", compare_kind::lt}, {"le", compare_kind::le},
-                                                                      {"eq", compare_kind::eq}, {"ne", compare_kind::ne}};
-}  // namespace
-
-std::string_view compare_name(compare_kind kind) {
-  for (const auto& [name, k] : valued_kinds)
-    if (k == kind) return name;
-  return "nonzero";
-}
-
-std::optional<std::string> parse_predicate(io::dtype type, std::string_view text, select_spec& spec) {
-  spec.type = type;
-  spec.flagged = false;
-  if (text == "nonzero") {
-    spec.compare = compare_kind::nonzero;
-    return std::nullopt;
-  }
-  const auto colon = text.find(':');
-  const std::string_view name = text.substr(0, colon);
-  for (const auto& [kind_name, kind] : valued_kinds) {
-    if (name != kind_name) continue;
-    if (colon == std::string_view::npos) return "'" + std::string(text) + "' needs a value, as in " + std::string(name) + ":5";
-    const auto value = parse_scalar(type, text.substr(colon + 1));
-    if (!value)
-      return "'" + std::string(text.substr(colon + 1)) + "' is not a valid " + std::string(io::dtype_name(type)) + " value";
-    spec.compare = kind;
-    spec.value = *value;
-    return std::nullopt;
-  }
-  return "'" + std::string(text) + "' is not a predicate (nonzero, gt:V, ge:V, lt:V, le:V, eq:V or ne:V)";
-}
-
 void select(implementation impl, const select_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_in,
             const std::uint8_t* d_flags, void* d_out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream) {
   if (impl == implementation::lookback)
     detail::select_lookback(spec, d_temp, temp_bytes, d_in, d_flags, d_out, d_count, n, stream);
   else
     detail::select_cub(spec, d_temp, temp_bytes, d_in, d_flags, d_out, d_count, n, stream);
-}
-
-std::int64_t select_cpu(const select_spec& spec, const void* in, const std::uint8_t* flags, void* out, std::int64_t n) {
-  return visit_numeric(spec.type, [&](auto zero) {
-    using T = decltype(zero);
-    const auto* values = static_cast<const T*>(in);
-    auto* kept = static_cast<T*>(out);
-    const auto pred = predicate_of<T>(spec);
-    std::int64_t count = 0;
-    for (std::int64_t i = 0; i < n; ++i)
-      if (spec.flagged ? flags[i] != 0 : pred(values[i])) kept[count++] = values[i];
-    return count;
-  });
 }
 
 }  // namespace lookback::typed

@@ -41,6 +41,8 @@ std::optional<std::string> parse_bits(std::string_view text, sort_spec& spec);
 
 /// Why `spec` cannot run (key dtype, value width, bit range), or empty when it can.
 std::string sort_spec_problem(const sort_spec& spec);
+/// Throws std::invalid_argument with sort_spec_problem's words unless the spec is valid.
+void check_sort_spec(const sort_spec& spec);
 
 /// A key of dtype `key` at `value`, in full precision, for mismatch reports.
 std::string format_key(io::dtype key, const void* value);

@@ -1,6 +1,6 @@
 #pragma once
-// The reduce and scan ladders (lookback/primitives/ladder/) for element types known only at run time,
-// every (rung, dtype) instantiation compiled once, in ladder_ops.cu. A ladder's rows are its rungs in
+// The reduce, scan and convolution ladders (lookback/primitives/ladder/) for element types known only
+// at run time, every (rung, dtype) instantiation compiled once, in ladder_ops.cu. A ladder's rows are its rungs in
 // order, then CUB. Runners follow CUB's two-phase temporary storage convention (a null d_temp stores
 // the size, always > 0) and never synchronise the host.
 #include "io/dtype.hpp"
@@ -16,7 +16,8 @@
 
 namespace lookback::typed {
 
-enum class ladder_family { reduce, scan };
+enum class ladder_family { reduce, scan, conv1d, conv2d };
+bool is_convolution(ladder_family family);
 std::optional<ladder_family> parse_ladder_family(std::string_view name);
 std::string_view ladder_family_name(ladder_family family);
 
@@ -32,7 +33,7 @@ struct ladder_row {
   int variant = 0;
   bool cub = false;
 };
-/// Every rung of the family, then the CUB row.
+/// Every rung of the family, then the CUB row where CUB has the operation (not for convolutions).
 std::vector<ladder_row> ladder_rows(ladder_family family);
 
 /// Sum of n elements of `type` at d_in into the one element at d_out (0 for n == 0).
@@ -48,7 +49,23 @@ void run_ladder_row(ladder_family family, const ladder_row& row, io::dtype type,
                     const void* d_in, void* d_out, std::int64_t n, cudaStream_t stream);
 
 /// Bytes a run of the family moves through DRAM at least: n elements read, then one element (reduce)
-/// or n elements (scan) written. The ladder tables' GB/s divide this by the time.
+/// or n elements (scan, convolutions) written. The ladder tables' GB/s divide this by the time.
 std::int64_t ladder_bytes_moved(ladder_family family, io::dtype type, std::int64_t n);
+
+/// A convolution ladder's problem (float32 or float64, zero ghosts): conv1d filters `width` elements
+/// with `mask` taps; conv2d a height x width image with a mask x mask mask. The mask (row-major) is
+/// in host and device memory.
+struct convolution_problem {
+  int height = 1;
+  std::int64_t width = 0;
+  int mask = 9;
+  const void* h_mask = nullptr;
+  const void* d_mask = nullptr;
+};
+void run_convolution_row(ladder_family family, const ladder_row& row, io::dtype type, const convolution_problem& p,
+                         const void* d_in, void* d_out, cudaStream_t stream);
+/// The textbook's reduction in global loads that the row's tiling buys (tiling_reduction.hpp) for
+/// the tile it uses; 1 for the untiled rungs.
+double convolution_tiling_reduction(ladder_family family, const ladder_row& row, int mask);
 
 }  // namespace lookback::typed

@@ -4,35 +4,27 @@
 
 #include <lookback/algorithms/radix_sort.cuh>
 
-#include <type_traits>
-
 namespace lookback::typed::detail {
 
 void sort_lookback(const sort_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_keys_in,
                    void* d_keys_out, const void* d_values_in, void* d_values_out, std::int64_t n, cudaStream_t stream) {
-  visit_sort_key(spec.key, [&](auto key_zero) {
-    using Key = decltype(key_zero);
-    const auto* keys_in = static_cast<const Key*>(d_keys_in);
-    auto* keys_out = static_cast<Key*>(d_keys_out);
-    const int begin = spec.begin_bit, end = spec.end_bit;
-    visit_sort_value(spec.value_bytes, [&](auto value_zero) {
-      using Value = decltype(value_zero);
-      if constexpr (std::is_same_v<Value, keys_only>) {
-        if (spec.descending)
-          lookback::radix_sort_keys_descending(d_temp, temp_bytes, keys_in, keys_out, n, begin, end, stream);
-        else
-          lookback::radix_sort_keys(d_temp, temp_bytes, keys_in, keys_out, n, begin, end, stream);
-      } else {
-        const auto* values_in = static_cast<const Value*>(d_values_in);
-        auto* values_out = static_cast<Value*>(d_values_out);
-        if (spec.descending)
-          lookback::radix_sort_pairs_descending(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, begin,
-                                                end, stream);
-        else
-          lookback::radix_sort_pairs(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, begin, end, stream);
-      }
-    });
-  });
+  const int begin = spec.begin_bit, end = spec.end_bit;
+  visit_sort_arrays(spec, d_keys_in, d_keys_out, d_values_in, d_values_out,
+                    [&](auto keys_in, auto keys_out, auto values_in, auto values_out) {
+                      if constexpr (no_values<decltype(values_in)>) {
+                        if (spec.descending)
+                          lookback::radix_sort_keys_descending(d_temp, temp_bytes, keys_in, keys_out, n, begin, end,
+                                                               stream);
+                        else
+                          lookback::radix_sort_keys(d_temp, temp_bytes, keys_in, keys_out, n, begin, end, stream);
+                      } else if (spec.descending) {
+                        lookback::radix_sort_pairs_descending(d_temp, temp_bytes, keys_in, keys_out, values_in,
+                                                              values_out, n, begin, end, stream);
+                      } else {
+                        lookback::radix_sort_pairs(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                                   begin, end, stream);
+                      }
+                    });
 }
 
 }  // namespace lookback::typed::detail

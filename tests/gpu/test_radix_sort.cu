@@ -5,6 +5,7 @@
 #include "support/test_sizes.hpp"
 
 #include <lookback/algorithms/radix_sort.cuh>
+#include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/stream.cuh>
 
@@ -125,10 +126,8 @@ sorted<Key, Value> sort_ours(const device_buffer<Key>& d_keys, const device_buff
       else radix_sort_keys(d_temp, bytes, d_keys.data(), d_keys_out.data(), n, begin, end, stream);
     }
   };
-  std::size_t bytes = 0;
-  call(nullptr, bytes);
-  device_buffer<std::byte> d_temp(bytes, stream);
-  call(d_temp.data(), bytes);
+  stream_allocator alloc;
+  lookback::detail::with_temp_storage(alloc, stream, call);
   return {to_host(d_keys_out), Pairs ? to_host(d_values_out) : std::vector<Value>{}};
 }
 
@@ -156,10 +155,8 @@ sorted<Key, Value> sort_cub(const device_buffer<Key>& d_keys, const device_buffe
             cub::DeviceRadixSort::SortKeys(d_temp, bytes, d_keys.data(), d_keys_out.data(), n, begin, end, stream));
     }
   };
-  std::size_t bytes = 0;
-  call(nullptr, bytes);
-  device_buffer<std::byte> d_temp(bytes, stream);
-  call(d_temp.data(), bytes);
+  stream_allocator alloc;
+  lookback::detail::with_temp_storage(alloc, stream, call);
   return {to_host(d_keys_out), Pairs ? to_host(d_values_out) : std::vector<Value>{}};
 }
 

@@ -4,6 +4,7 @@
 #include "support/test_sizes.hpp"
 
 #include <lookback/algorithms/select.cuh>
+#include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/stream.cuh>
 
@@ -107,10 +108,8 @@ run_result<T> run_cub(mode m, const device_buffer<T>& d_in, const device_buffer<
     if (m == mode::partition)
       LOOKBACK_CUDA_TRY(cub::DevicePartition::If(d_temp, bytes, d_in.data(), d_out.data(), d_count.data(), n, pred, stream));
   };
-  std::size_t bytes = 0;
-  call(nullptr, bytes);
-  device_buffer<std::byte> d_temp(bytes, stream);
-  call(d_temp.data(), bytes);
+  stream_allocator alloc;
+  lookback::detail::with_temp_storage(alloc, stream, call);
   return {to_host(d_out), selected_count(d_count.data(), stream)};
 }
 

@@ -58,8 +58,8 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
                                 " bits");
 }
 
-/// Sorts with an explicit policy; `buffers` as in pass_plan.cuh. The temporary storage's last part
-/// is the spare buffer of keys and values of the separate-buffer form (spare_items of each).
+/// Sorts with an explicit policy; `buffers` as in pass_plan.cuh. With spare_in_temp (the
+/// separate-buffer form) the temporary storage's last parts are the spare buffers of n keys and values.
 template <class Policy, class Key, class Value, bool Descending>
 void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
                       std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
@@ -72,8 +72,10 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   const int passes = pass_count(begin_bit, end_bit);
   const std::int64_t tiles = std::max<std::int64_t>(1, (n + onesweep::tile_items - 1) / onesweep::tile_items);
   const std::size_t spare = spare_in_temp ? static_cast<std::size_t>(n) : 0;
+  // Digit counts and bases of every pass, then each pass's tile counter: zeroed together.
+  constexpr std::size_t counter_bytes = sizeof(unsigned) * (max_passes * radix_digits * 2 + max_passes);
   const lookback::detail::temp_layout layout{
-      sizeof(unsigned) * max_passes * radix_digits * 2 + sizeof(unsigned) * max_passes,  // counts, bases, tile ids
+      counter_bytes,
       sizeof(pass_plan), status_array::bytes_for(tiles * radix_digits), spare * sizeof(Key),
       has_values ? spare * sizeof(Value) : 0};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::radix_sort")) return;
@@ -87,7 +89,7 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   unsigned* d_tile_counters = d_bases + max_passes * radix_digits;
   auto* d_plan = layout.part<pass_plan>(d_temp_storage, 1);
   void* d_status = layout.part(d_temp_storage, 2);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(unsigned) * (max_passes * radix_digits * 2 + max_passes), stream));
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counts, 0, counter_bytes, stream));
 
   const auto* d_keys_in = static_cast<const Key*>(buffers.keys_in);
   if (n > 0) {
@@ -108,10 +110,9 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   for (int p = 0; p < passes && n > 0; ++p) {
     // Descriptors start "not ready" for every pass.
     LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_status, 0, status_array::bytes_for(tiles * radix_digits), stream));
-    const int shift = begin_bit + p * radix_bits;
-    const int width = std::min(radix_bits, end_bit - shift);
     onesweep_kernel<onesweep, Key, Value, Descending><<<static_cast<unsigned>(tiles), onesweep::threads, 0, stream>>>(
-        d_plan, p, n, shift, width, d_bases + p * radix_digits, status, d_tile_counters + p);
+        d_plan, p, n, pass_shift(p, begin_bit), pass_width(p, begin_bit, end_bit), d_bases + p * radix_digits, status,
+        d_tile_counters + p);
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
   const int copy_blocks = static_cast<int>(std::min<std::int64_t>((n + 255) / 256, 4096));

@@ -42,6 +42,16 @@ __host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
   return b;
 }
 
+inline constexpr int radix_bits = 8;
+inline constexpr int radix_digits = 1 << radix_bits;
+
+/// Pass p's digit starts at bit begin_bit + 8p and is 8 bits wide, or what is left of [begin, end).
+__host__ __device__ __forceinline__ int pass_shift(int pass, int begin_bit) { return begin_bit + radix_bits * pass; }
+__host__ __device__ __forceinline__ int pass_width(int pass, int begin_bit, int end_bit) {
+  const int left = end_bit - pass_shift(pass, begin_bit);
+  return left < radix_bits ? left : radix_bits;
+}
+
 /// The digit of `bits` at [shift, shift + width), width at most 8.
 template <class Bits>
 __host__ __device__ __forceinline__ unsigned digit_of(Bits bits, int shift, int width) {

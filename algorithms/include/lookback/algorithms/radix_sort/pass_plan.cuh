@@ -13,8 +13,6 @@
 
 namespace lookback::radix {
 
-inline constexpr int radix_bits = 8;
-inline constexpr int radix_digits = 1 << radix_bits;
 inline constexpr int max_passes = 8;  // 64-bit keys
 
 /// Where the keys (and values) are and must end. Separate buffers: `in` is read only, the result goes
@@ -54,11 +52,9 @@ __global__ void __launch_bounds__(Policy::threads)
   histogram::device::for_each_sample<Policy>(d_keys, n, aligned, [&](Key key, bool valid) {
     if (!valid) return;
     const auto bits = ordered_bits<Key, Descending>(key);
-    for (int p = 0; p < passes; ++p) {
-      const int shift = begin_bit + p * radix_bits;
-      const int width = end_bit - shift < radix_bits ? end_bit - shift : radix_bits;
-      atomicAdd(&counts[p * radix_digits + digit_of(bits, shift, width)], 1u);
-    }
+    for (int p = 0; p < passes; ++p)
+      atomicAdd(&counts[p * radix_digits + digit_of(bits, pass_shift(p, begin_bit), pass_width(p, begin_bit, end_bit))],
+                1u);
   });
   __syncthreads();
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)

@@ -1,0 +1,339 @@
+#pragma once
+// The harness of the command-line tests: runs the `lookback` binary in a private temporary directory,
+// captures its exit code, stdout and stderr, and checks the error contract (one line, the documented
+// exit code, nothing created or changed). Each subcommand's tests include it.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "io/array.hpp"
+#include "io/dtype.hpp"
+#include "io/npy.hpp"
+
+
+namespace lookback_test_cli {
+
+namespace fs = std::filesystem;
+using lookback::io::dtype;
+using lookback::io::host_array;
+
+// The environment overrides the build-time paths (the GPU bundle runs the tests from another folder);
+// empty when neither is set (no lookback target), and the tests needing them then skip.
+inline const char* configured_path(const char* variable, const char* built_in) {
+  const char* env = std::getenv(variable);
+  return env != nullptr ? env : built_in;
+}
+#ifndef LOOKBACK_BINARY
+#define LOOKBACK_BINARY ""
+#endif
+#ifndef LOOKBACK_DATA_DIR
+#define LOOKBACK_DATA_DIR ""
+#endif
+const char* const lookback_binary = configured_path("LOOKBACK_BINARY", LOOKBACK_BINARY);
+const char* const sample_data_dir = configured_path("LOOKBACK_DATA_DIR", LOOKBACK_DATA_DIR);
+
+// sysexits(3) values, the command's documented interface: restated rather than taken from
+// cli/exit_codes.hpp, so that changing a constant there breaks this test as it would break scripts.
+constexpr int ex_ok = 0, ex_usage = 64, ex_dataerr = 65, ex_noinput = 66, ex_unavailable = 69, ex_cantcreat = 73,
+              ex_ioerr = 74;
+
+// --- running the command ----------------------------------------------------------
+
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const run_result& r) {
+  return os << "exit " << r.exit_code << "\n--- stdout ---\n" << r.out << "--- stderr ---\n" << r.err;
+}
+
+[[noreturn]] inline void fail_errno(const char* what) { throw std::runtime_error(std::string(what) + ": " + std::strerror(errno)); }
+
+// Drains both pipes together: reading one to its end first would deadlock once the child filled the other.
+inline void drain(int out_fd, int err_fd, run_result& r) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_count = 2;
+  while (open_count > 0) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail_errno("poll");
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+}
+
+// Runs the command with `args` in `cwd`, stdin from /dev/null, stdout captured unless `stdout_path`
+// names a file to write it to instead. Exit code 128 + N means killed by signal N.
+inline run_result run_lookback(const std::vector<std::string>& args, const fs::path& cwd, const char* stdout_path = nullptr) {
+  std::vector<std::string> words{lookback_binary};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) fail_errno("pipe2");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) fail_errno("pipe2");
+  const pid_t pid = ::fork();
+  if (pid < 0) fail_errno("fork");
+  if (pid == 0) {
+    // Async-signal-safe calls only between fork and exec.
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    const int out_fd = stdout_path != nullptr ? ::open(stdout_path, O_WRONLY) : out_pipe[1];
+    if (null_fd < 0 || out_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_pipe[1], 2) < 0 ||
+        ::chdir(cwd.c_str()) != 0)
+      ::_exit(127);
+    ::execv(lookback_binary, argv.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  run_result r;
+  drain(out_pipe[0], err_pipe[0], r);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fail_errno("waitpid");
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+inline bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+
+// The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
+inline void expect_one_error_line(const run_result& r, const std::string& prefix, const std::string& fragment) {
+  const bool one_line = std::count(r.err.begin(), r.err.end(), '\n') == 1 && r.err.back() == '\n';
+  EXPECT_TRUE(one_line) << "stderr must be exactly one line\n" << r;
+  if (!one_line) return;
+  EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << "expected the prefix \"" << prefix << "\"\n" << r;
+  EXPECT_TRUE(contains(r.err, fragment)) << "expected \"" << fragment << "\" in stderr\n" << r;
+}
+
+// --- arrays and files ----------------------------------------------------------------
+
+template <class T>
+inline host_array array_of(const std::vector<T>& values, std::vector<std::int64_t> shape = {}) {
+  host_array a;
+  a.type = lookback::io::dtype_of<T>();
+  a.shape = shape.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())} : std::move(shape);
+  a.bytes.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  return a;
+}
+
+template <class T>
+inline std::vector<T> elements(const host_array& a) {
+  EXPECT_EQ(a.type, lookback::io::dtype_of<T>());
+  std::vector<T> v(a.bytes.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), a.bytes.data(), a.bytes.size());
+  return v;
+}
+
+template <class T>
+inline std::string bytes_of(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+
+// A whole .npy file in memory, for table rows that are built before any directory exists.
+inline std::string npy_text(const host_array& a) {
+  return lookback::io::npy_header_for(a.type, a.shape) + std::string(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
+}
+
+inline std::string le16(std::size_t v) { return {static_cast<char>(v & 0xff), static_cast<char>((v >> 8) & 0xff)}; }
+
+// Hand-made .npy (format 1.0) whose header says what the test wants, true or not.
+inline std::string npy_with_header(const std::string& header, const std::string& data) {
+  return std::string("\x93NUMPY\x01\x00", 8) + le16(header.size()) + header + data;
+}
+
+inline std::string npy_dict(const std::string& descr, const std::string& shape, const std::string& fortran = "False") {
+  return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
+}
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+inline void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+}
+
+// Every entry under `dir`, by relative path: file contents, or a marker for a directory.
+inline std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> tree;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = fs::relative(e.path(), dir).string();
+    tree[name] = e.is_directory() ? std::string("<directory>") : read_file(e.path());
+  }
+  return tree;
+}
+
+inline std::set<std::string> names_of(const std::map<std::string, std::string>& tree) {
+  std::set<std::string> names;
+  for (const auto& entry : tree) names.insert(entry.first);
+  return names;
+}
+
+// A file (or, without contents, a directory) that a table row needs before the command runs.
+struct file_spec {
+  std::string name;
+  std::optional<std::string> contents;
+};
+
+inline file_spec file(std::string name, std::string contents) { return {std::move(name), std::move(contents)}; }
+inline file_spec directory(std::string name) { return {std::move(name), std::nullopt}; }
+
+// The small array most tests feed the command, and its reductions and scans worked out by hand.
+const std::vector<std::int32_t> small_values{3, -1, 4, 1, -5, 9};
+constexpr const char* small_sum = "11";
+
+// --- the fixture -------------------------------------------------------------------------
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (*lookback_binary == '\0') GTEST_SKIP() << "LOOKBACK_BINARY is not defined: built without the lookback target";
+    std::string pattern = (fs::temp_directory_path() / "lookback-test-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    dir_ = pattern;
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path path(const std::string& name) const { return dir_ / name; }
+  std::string arg(const std::string& name) const { return path(name).string(); }
+
+  // `{tmp}` in a row's arguments and messages stands for the test's directory, unknown when rows are built.
+  std::string expand(std::string text) const {
+    const std::string token = "{tmp}";
+    for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + dir_.string().size()))
+      text.replace(at, token.size(), dir_.string());
+    return text;
+  }
+
+  void prepare(const file_spec& f) const {
+    const fs::path p = path(f.name);
+    fs::create_directories(p.parent_path());
+    if (f.contents)
+      write_file(p, *f.contents);
+    else
+      fs::create_directories(p);
+  }
+
+  run_result run(const std::vector<std::string>& args) const { return run_lookback(args, dir_); }
+
+  // The CPU backend unless a test picks one: then no GPU probe notice can join stderr, and the results
+  // do not depend on the machine.
+  run_result run_cpu(std::vector<std::string> args) const {
+    // Right after the command, so that a row's trailing option stays the last word.
+    if (!args.empty() && std::find(args.begin(), args.end(), "--backend") == args.end())
+      args.insert(args.begin() + 1, {"--backend", "cpu"});
+    return run(args);
+  }
+
+  // A run that must succeed quietly.
+  run_result run_ok(const std::vector<std::string>& args) const {
+    run_result r = run_cpu(args);
+    EXPECT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(r.err, "") << r;
+    return r;
+  }
+
+  void write_input(const std::string& name, const host_array& a) const { lookback::io::write_npy(path(name), a); }
+  host_array read_output(const std::string& name) const { return lookback::io::read_npy(path(name)); }
+
+  fs::path dir_;
+};
+
+struct bad_run {
+  std::string name;
+  std::string command;
+  std::vector<std::string> args;  // after the command; "{tmp}" is the test's directory
+  std::vector<file_spec> files;
+  int exit_code;
+  std::string message;  // must appear in the one stderr line; "{tmp}" expanded
+};
+
+inline void PrintTo(const bad_run& r, std::ostream* os) {
+  *os << r.command;
+  for (const std::string& a : r.args) *os << ' ' << (a.empty() ? "''" : a);
+}
+
+// A bad-input table's fixture: every row runs the same check.
+class CliBadInputTest : public CliTest, public ::testing::WithParamInterface<bad_run> {
+ protected:
+  // The row must fail with its exit code and one stderr line naming the problem, and create, delete
+  // and change nothing.
+  void check_row_fails_cleanly() {
+    const bad_run& row = GetParam();
+    for (const file_spec& f : row.files) prepare(f);
+    const auto before = snapshot(dir_);
+
+    std::vector<std::string> args{row.command};
+    for (const std::string& a : row.args) args.push_back(expand(a));
+    const run_result r = run_cpu(args);
+
+    EXPECT_EQ(r.exit_code, row.exit_code) << r;
+    const bool unknown_command = row.message.rfind("unknown command", 0) == 0;
+    expect_one_error_line(r, unknown_command ? "lookback: " : "lookback " + row.command + ": ", expand(row.message));
+
+    const auto after = snapshot(dir_);
+    EXPECT_EQ(names_of(after), names_of(before)) << "a failed run must create and delete nothing\n" << r;
+    for (const auto& [name, contents] : before)
+      if (after.count(name) != 0) {
+        EXPECT_TRUE(after.at(name) == contents) << name << " was modified\n" << r;
+      }
+  }
+};
+
+}  // namespace lookback_test_cli

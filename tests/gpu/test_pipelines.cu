@@ -138,6 +138,8 @@ TEST_F(pipelines, two_streams_at_once_keep_their_own_scratch) {
     copy_to_device(b.d_in.data(), in_b.data(), in_b.size(), second.get());
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(first.get()));
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(second.get()));
+    a.poison();
+    b.poison();
     // Enqueued back to back, so the two pipelines' kernels overlap on the device.
     a.enqueue();
     b.enqueue();

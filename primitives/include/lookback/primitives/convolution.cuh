@@ -10,6 +10,7 @@
 #include <lookback/primitives/convolution/mask.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
+#include <lookback/primitives/device/blocked_convolution2d_kernel.cuh>
 #include <lookback/primitives/device/convolution_kernels.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/error.cuh>
@@ -71,6 +72,31 @@ void correlate1d(const T* d_in, T* d_out, std::int64_t n, const T* h_mask, int w
   });
 }
 
+/// The square masks with a compile-time kernel (3, 5 and 7 taps a side).
+template <class T>
+void blocked_convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out_pitch, int height, int width,
+                        const T* h_mask, int side, boundary b, cudaStream_t stream) {
+  using policy = policy::convolution2d_blocked;
+  const auto mask = mask_taps<T, policy::small_taps>::from(h_mask, side * side);
+  const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
+                  (height + policy::tile_height - 1) / policy::tile_height);
+  const dim3 block(policy::block_x, policy::block_y);
+  switch (side) {
+    case 3:
+      device::blocked_convolution2d_kernel<policy, 3, 3><<<grid, block, 0, stream>>>(d_in, in_pitch, d_out, out_pitch,
+                                                                                     height, width, mask, b);
+      break;
+    case 5:
+      device::blocked_convolution2d_kernel<policy, 5, 5><<<grid, block, 0, stream>>>(d_in, in_pitch, d_out, out_pitch,
+                                                                                     height, width, mask, b);
+      break;
+    default:
+      device::blocked_convolution2d_kernel<policy, 7, 7><<<grid, block, 0, stream>>>(d_in, in_pitch, d_out, out_pitch,
+                                                                                     height, width, mask, b);
+  }
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
 }  // namespace convolution::detail
 
 /// Centred 1D convolution (correlation form) with an odd number of taps. The output must not overlap
@@ -109,7 +135,14 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
                                 " x " + std::to_string(mask_width));
   if (in_pitch < width || out_pitch < width)
     throw std::invalid_argument("lookback::convolve2d: a row pitch is smaller than the width");
+  // Tiles of rows map to the grid's y dimension (at most 65535 blocks).
+  if (height > 65535 * policy::tile_height)
+    throw std::invalid_argument("lookback::convolve2d: more than " + std::to_string(65535 * policy::tile_height) +
+                                " rows; filter the image in bands");
   if (height == 0 || width == 0) return;
+  if (mask_height == mask_width && (mask_width == 3 || mask_width == 5 || mask_width == 7))
+    return convolution::detail::blocked_convolve2d(d_in, in_pitch, d_out, out_pitch, height, width, h_mask, mask_width, b,
+                                                   stream);
   convolution::detail::with_mask<T, policy::small_taps, policy::large_taps>(
       h_mask, mask_height * mask_width, stream, [&](auto mask, bool staged) {
         using mask_t = decltype(mask);

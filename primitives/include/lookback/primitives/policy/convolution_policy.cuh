@@ -30,4 +30,8 @@ struct convolution2d_config {
 struct convolution1d : convolution1d_config<256, 8, 64, 2048> {};
 struct convolution2d : convolution2d_config<32, 8, 4, 81, 2025> {};
 
+/// 2D masks of a size known at compile time (device/blocked_convolution2d_kernel.cuh): a 64 x 64
+/// output tile, each thread a column of 16 outputs.
+struct convolution2d_blocked : convolution2d_config<64, 4, 16, 49, 49> {};
+
 }  // namespace lookback::policy

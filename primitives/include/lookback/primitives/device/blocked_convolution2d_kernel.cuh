@@ -1,0 +1,82 @@
+#pragma once
+// 2D convolution for masks whose size is known at compile time (the common 3x3, 5x5, 7x7). The tiled
+// kernel reads a whole window from shared memory for every output: mask_height * mask_width loads
+// each, which at 5x5 makes shared memory, not DRAM, the limit. Here each thread computes a column of
+// RowsPerThread outputs and walks the staged rows once: a staged row is loaded into registers a single
+// time and feeds every output row whose window covers it, so an output costs
+// (RowsPerThread + mask_height - 1) * mask_width / RowsPerThread loads instead of mask_height * mask_width.
+#include <lookback/primitives/convolution/boundary.cuh>
+
+#include <cstdint>
+
+namespace lookback::convolution::device {
+
+/// Stages in(first_row - top .. , first_col - left .. ) into `staged` (StagedH x StagedW), the
+/// boundary policy applied only when the tile reaches past an edge.
+template <int Threads, int StagedH, int StagedW, class T>
+__device__ __forceinline__ void stage_tile2d(T (&staged)[StagedH][StagedW], const T* d_in, std::int64_t in_pitch,
+                                             int height, int width, int row0, int col0, boundary b, int thread) {
+  const bool inside = row0 >= 0 && col0 >= 0 && row0 + StagedH <= height && col0 + StagedW <= width;
+  if (inside) {
+    const T* origin = d_in + static_cast<std::int64_t>(row0) * in_pitch + col0;
+#pragma unroll 4
+    for (int k = thread; k < StagedH * StagedW; k += Threads) {
+      const int sr = k / StagedW;  // a compile-time divisor: a multiply and a shift
+      const int sc = k - sr * StagedW;
+      staged[sr][sc] = origin[static_cast<std::int64_t>(sr) * in_pitch + sc];
+    }
+  } else {
+    for (int k = thread; k < StagedH * StagedW; k += Threads) {
+      const int sr = k / StagedW;
+      const int sc = k - sr * StagedW;
+      const std::int64_t r = source_index(row0 + sr, height, b);
+      const std::int64_t c = source_index(col0 + sc, width, b);
+      staged[sr][sc] = (r < 0 || c < 0) ? T{0} : d_in[r * in_pitch + c];
+    }
+  }
+}
+
+/// out(r, c) = sum_{a < MaskH, b < MaskW} in(r - MaskH/2 + a, c - MaskW/2 + b) * mask[a * MaskW + b];
+/// the same sums in the same order as tiled_convolution2d_kernel.
+template <class Policy, int MaskH, int MaskW, class T, class Mask>
+__global__ void __launch_bounds__(Policy::block_x * Policy::block_y)
+    blocked_convolution2d_kernel(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out_pitch, int height,
+                                 int width, Mask mask, boundary b) {
+  constexpr int rows = Policy::rows_per_thread;
+  constexpr int staged_h = Policy::tile_height + MaskH - 1;
+  constexpr int staged_w = Policy::tile_width + MaskW - 1;
+  __shared__ T staged[staged_h][staged_w];
+  const int first_col = static_cast<int>(blockIdx.x) * Policy::tile_width;
+  const int first_row = static_cast<int>(blockIdx.y) * Policy::tile_height;
+  const int tx = static_cast<int>(threadIdx.x);
+  const int ty = static_cast<int>(threadIdx.y);
+  stage_tile2d<Policy::block_x * Policy::block_y>(staged, d_in, in_pitch, height, width, first_row - MaskH / 2,
+                                                   first_col - MaskW / 2, b, ty * Policy::block_x + tx);
+  __syncthreads();
+
+  T acc[rows];
+#pragma unroll
+  for (int o = 0; o < rows; ++o) acc[o] = T{0};
+#pragma unroll
+  for (int s = 0; s < rows + MaskH - 1; ++s) {
+    T v[MaskW];
+#pragma unroll
+    for (int c = 0; c < MaskW; ++c) v[c] = staged[ty * rows + s][tx + c];
+    // Staged row s is row a of the window of output row s - a.
+#pragma unroll
+    for (int a = 0; a < MaskH; ++a) {
+      if (s - a < 0 || s - a >= rows) continue;
+#pragma unroll
+      for (int c = 0; c < MaskW; ++c) acc[s - a] += v[c] * mask[a * MaskW + c];
+    }
+  }
+  const int col = first_col + tx;
+  if (col >= width) return;
+#pragma unroll
+  for (int o = 0; o < rows; ++o) {
+    const int row = first_row + ty * rows + o;
+    if (row < height) d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc[o];
+  }
+}
+
+}  // namespace lookback::convolution::device

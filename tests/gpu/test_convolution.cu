@@ -2,6 +2,7 @@
 // boundary policy, masks in each tier (small and large kernel parameters, global memory), sizes around
 // the tiles; outputs poisoned first, every element checked to within the summation's rounding.
 #include "support/gpu_test.hpp"
+#include "support/real_data.hpp"
 #include "support/test_sizes.hpp"
 
 #include <lookback/primitives/convolution.cuh>
@@ -21,28 +22,12 @@ namespace {
 const boundary all_boundaries[] = {boundary::zero, boundary::clamp, boundary::mirror};
 const char* boundary_name(boundary b) { return b == boundary::zero ? "zero" : b == boundary::clamp ? "clamp" : "mirror"; }
 
-template <class T>
-std::vector<T> random_reals(std::size_t n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
-
-/// Each output within a few roundings per tap of the exact sum (the GPU sums in T, fused).
+/// Each output within a few roundings per tap of the exact sum (the GPU sums in T, fused). Inputs and
+/// taps lie in [-1, 1], so no partial sum exceeds the tap count.
 template <class T>
 void expect_close(const std::vector<long double>& expected, const std::vector<T>& got, int taps,
                   const std::string& what) {
-  ASSERT_EQ(got.size(), expected.size()) << what;
-  const long double eps = std::numeric_limits<T>::epsilon();
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    // Inputs and taps lie in [-1, 1], so no partial sum exceeds the tap count.
-    const long double tolerance = 2 * eps * taps + 1e-30L;
-    if (!(std::fabs(static_cast<long double>(got[i]) - expected[i]) <= tolerance)) {
-      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", reference " << static_cast<double>(expected[i]);
-      return;
-    }
-  }
+  expect_within(expected, got, 2 * std::numeric_limits<T>::epsilon() * static_cast<long double>(taps) + 1e-30L, what);
 }
 
 template <class T>
@@ -62,7 +47,6 @@ void check_1d(std::int64_t n, int width, boundary b, std::uint64_t salt) {
 
 template <class T>
 class convolution_1d : public gpu_test {};
-using real_types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(convolution_1d, real_types);
 
 TYPED_TEST(convolution_1d, every_tier_boundary_and_tile_edge) {

@@ -1,0 +1,95 @@
+#pragma once
+// The causal FIR filter y[n] = sum_k h[k] x[n - k] (zero initial state, output as long as the input;
+// scipy.signal.lfilter(h, 1, x)) for audio-length signals and long filters. Short filters run the
+// direct tiled convolution (lookback::fir_filter); from policy::fir::fft_from_taps taps, FFT
+// overlap-save with cuFFT: the input cut into segments of fft_size overlapping by taps - 1, each
+// segment's spectrum times the filter's, and the last fft_size - taps + 1 samples of each kept.
+//
+// overlap_save_filter holds the plans and the filter's spectrum, so a caller filtering many blocks
+// (a file streamed through) pays for them once. fir_filter_auto picks the method for one call.
+#include <lookback/algorithms/fir/cufft_plan.cuh>
+#include <lookback/algorithms/fir/fir_policy.cuh>
+#include <lookback/algorithms/fir/overlap_save_kernels.cuh>
+#include <lookback/primitives/convolution.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/error.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lookback {
+
+template <class T>
+class overlap_save_filter {
+  using complex = typename fir::fft_types<T>::complex;
+
+ public:
+  /// A filter of `num_taps` taps (host memory) for inputs of up to `max_n` samples per call, its
+  /// segments transformed in batches of at most `batch_reals` reals.
+  overlap_save_filter(const T* h_taps, int num_taps, std::int64_t max_n, cudaStream_t stream = nullptr,
+                      std::int64_t batch_reals = policy::fir::batch_reals)
+      : taps_(num_taps), size_(policy::fir::fft_size(num_taps)), step_(size_ - num_taps + 1) {
+    convolution::detail::check_type<T>();
+    convolution::detail::check_mask(num_taps, "lookback::overlap_save_filter");
+    if (max_n < 1) max_n = 1;
+    const std::int64_t needed = (max_n + step_ - 1) / step_;
+    batch_ = static_cast<int>(std::max<std::int64_t>(1, std::min(needed, batch_reals / size_)));
+    segments_ = device_buffer<T>(static_cast<std::size_t>(batch_) * (size_ + 2), stream);
+    fft_ = std::make_unique<fir::batched_real_fft<T>>(size_, batch_, stream);
+    // The filter's spectrum: its taps zero-padded to one segment, through a one-segment plan.
+    std::vector<T> padded(static_cast<std::size_t>(size_) + 2, T{0});
+    std::copy(h_taps, h_taps + num_taps, padded.begin());
+    filter_ = device_buffer<T>(padded.size(), stream);
+    copy_to_device(filter_.data(), padded.data(), padded.size(), stream);
+    fir::batched_real_fft<T>(size_, 1, stream).forward(filter_.data());
+  }
+
+  [[nodiscard]] int fft_size() const noexcept { return size_; }
+  [[nodiscard]] int batch() const noexcept { return batch_; }
+
+  /// y = h * x over n <= max_n samples; d_out must not overlap d_in.
+  void operator()(const T* d_in, T* d_out, std::int64_t n, cudaStream_t stream = nullptr) const {
+    const int threads = 256;
+    const auto cut = fir::device::cut_segments_kernel<T>;
+    const auto multiply = fir::device::multiply_spectra_kernel<complex, T>;
+    const auto keep = fir::device::keep_valid_kernel<T>;
+    const int grid = lookback::detail::resident_blocks(cut, threads);
+    const std::int64_t per_batch = std::int64_t{batch_} * step_;
+    for (std::int64_t first = 0; first < n; first += per_batch) {
+      const int segments = static_cast<int>(std::min<std::int64_t>(batch_, (n - first + step_ - 1) / step_));
+      cut<<<grid, threads, 0, stream>>>(d_in, n, first, step_, taps_, size_, batch_, segments_.data());
+      LOOKBACK_CUDA_TRY(cudaGetLastError());
+      fft_->forward(segments_.data());
+      multiply<<<grid, threads, 0, stream>>>(reinterpret_cast<complex*>(segments_.data()),
+                                             reinterpret_cast<const complex*>(filter_.data()), size_ / 2 + 1, segments,
+                                             T{1} / static_cast<T>(size_));
+      LOOKBACK_CUDA_TRY(cudaGetLastError());
+      fft_->inverse(segments_.data());
+      keep<<<grid, threads, 0, stream>>>(segments_.data(), n, first, step_, taps_, size_, segments, d_out);
+      LOOKBACK_CUDA_TRY(cudaGetLastError());
+    }
+  }
+
+ private:
+  int taps_;
+  int size_;
+  int step_;
+  int batch_ = 1;
+  device_buffer<T> segments_;
+  device_buffer<T> filter_;
+  std::unique_ptr<fir::batched_real_fft<T>> fft_;
+};
+
+/// The causal FIR filter by whichever method policy::fir picks for this many taps.
+template <class T>
+void fir_filter_auto(const T* d_in, T* d_out, std::int64_t n, const T* h_taps, int num_taps, cudaStream_t stream = nullptr) {
+  if (num_taps < policy::fir::fft_from_taps || n == 0) return fir_filter(d_in, d_out, n, h_taps, num_taps, stream);
+  overlap_save_filter<T>(h_taps, num_taps, n, stream)(d_in, d_out, n, stream);
+}
+
+}  // namespace lookback

@@ -1,0 +1,108 @@
+#pragma once
+// A batched in-place real FFT plan for the overlap-save filter, float or double, with its work area
+// taken from the stream-ordered allocator (cuFFT would otherwise cudaMalloc its own). cuFFT reports
+// through cufftResult, which LOOKBACK_CUFFT_TRY turns into lookback::cufft_error with file and line.
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/error.cuh>
+
+#include <cufft.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace lookback {
+
+class cufft_error : public std::runtime_error {
+ public:
+  cufft_error(cufftResult code, const char* expression, const char* file, int line)
+      : std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + expression + ": cufftResult " +
+                           std::to_string(static_cast<int>(code))),
+        code_(code) {}
+  [[nodiscard]] cufftResult code() const noexcept { return code_; }
+
+ private:
+  cufftResult code_;
+};
+
+namespace detail {
+inline void cufft_try(cufftResult code, const char* expression, const char* file, int line) {
+  if (code != CUFFT_SUCCESS) throw cufft_error(code, expression, file, line);
+}
+}  // namespace detail
+}  // namespace lookback
+
+#define LOOKBACK_CUFFT_TRY(call) ::lookback::detail::cufft_try((call), #call, __FILE__, __LINE__)
+
+namespace lookback::fir {
+
+template <class T>
+struct fft_types;
+template <>
+struct fft_types<float> {
+  using complex = cufftComplex;
+  static constexpr cufftType forward = CUFFT_R2C, inverse = CUFFT_C2R;
+  static cufftResult r2c(cufftHandle p, float* in, complex* out) { return cufftExecR2C(p, in, out); }
+  static cufftResult c2r(cufftHandle p, complex* in, float* out) { return cufftExecC2R(p, in, out); }
+};
+template <>
+struct fft_types<double> {
+  using complex = cufftDoubleComplex;
+  static constexpr cufftType forward = CUFFT_D2Z, inverse = CUFFT_Z2D;
+  static cufftResult r2c(cufftHandle p, double* in, complex* out) { return cufftExecD2Z(p, in, out); }
+  static cufftResult c2r(cufftHandle p, complex* in, double* out) { return cufftExecZ2D(p, in, out); }
+};
+
+/// `batch` transforms of `size` reals each, in place: segment b holds size reals at b * (size + 2),
+/// and its size / 2 + 1 complex bins over the same bytes after the forward transform.
+template <class T>
+class batched_real_fft {
+ public:
+  batched_real_fft(int size, int batch, cudaStream_t stream) {
+    LOOKBACK_CUFFT_TRY(cufftCreate(&forward_));
+    LOOKBACK_CUFFT_TRY(cufftCreate(&inverse_));
+    std::size_t forward_bytes = 0, inverse_bytes = 0;
+    make(forward_, size, batch, fft_types<T>::forward, forward_bytes);
+    make(inverse_, size, batch, fft_types<T>::inverse, inverse_bytes);
+    // The two plans run one after the other on one stream: one work area serves both.
+    work_ = device_buffer<std::byte>(std::max(forward_bytes, inverse_bytes), stream);
+    for (cufftHandle p : {forward_, inverse_}) {
+      LOOKBACK_CUFFT_TRY(cufftSetWorkArea(p, work_.data()));
+      LOOKBACK_CUFFT_TRY(cufftSetStream(p, stream));
+    }
+  }
+  batched_real_fft(const batched_real_fft&) = delete;
+  batched_real_fft& operator=(const batched_real_fft&) = delete;
+  ~batched_real_fft() {
+    cufftDestroy(forward_);
+    cufftDestroy(inverse_);
+  }
+
+  void forward(T* d_segments) const {
+    LOOKBACK_CUFFT_TRY(fft_types<T>::r2c(forward_, d_segments, reinterpret_cast<typename fft_types<T>::complex*>(d_segments)));
+  }
+  void inverse(T* d_segments) const {
+    LOOKBACK_CUFFT_TRY(fft_types<T>::c2r(inverse_, reinterpret_cast<typename fft_types<T>::complex*>(d_segments), d_segments));
+  }
+
+ private:
+  static void make(cufftHandle plan, int size, int batch, cufftType type, std::size_t& work_bytes) {
+    LOOKBACK_CUFFT_TRY(cufftSetAutoAllocation(plan, 0));
+    int n[] = {size};
+    int real_embed[] = {size + 2};
+    int complex_embed[] = {size / 2 + 1};
+    const bool to_complex = type == fft_types<T>::forward;
+    LOOKBACK_CUFFT_TRY(cufftMakePlanMany(plan, 1, n, to_complex ? real_embed : complex_embed, 1,
+                                         to_complex ? size + 2 : size / 2 + 1, to_complex ? complex_embed : real_embed, 1,
+                                         to_complex ? size / 2 + 1 : size + 2, type, batch, &work_bytes));
+  }
+
+  cufftHandle forward_ = 0;
+  cufftHandle inverse_ = 0;
+  device_buffer<std::byte> work_;
+};
+
+}  // namespace lookback::fir

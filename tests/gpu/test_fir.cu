@@ -1,0 +1,110 @@
+// The FIR filter's FFT overlap-save path against a long-double direct sum: float and double, filters
+// of a few hundred to thousands of taps, lengths around the segment step and the batch; a filter
+// object reused over calls of several lengths; and fir_filter_auto on either side of its switch.
+#include "support/gpu_test.hpp"
+#include "support/real_data.hpp"
+#include "support/test_sizes.hpp"
+
+#include <lookback/algorithms/fir.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+
+template <class T>
+std::vector<long double> causal_fir(const std::vector<T>& x, const std::vector<T>& h) {
+  std::vector<long double> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t k = 0; k < h.size() && k <= i; ++k) y[i] += static_cast<long double>(h[k]) * x[i - k];
+  return y;
+}
+
+/// FFT convolution's error grows with the transform's depth and the energy in one segment, not with
+/// the tap count: a few roundings per stage times ||h|| * ||x over a segment|| (inputs in [-1, 1]).
+template <class T>
+long double fft_tolerance(const std::vector<T>& h, int fft_size) {
+  long double h_norm = 0;
+  for (const T v : h) h_norm += static_cast<long double>(v) * v;
+  return 2 * std::numeric_limits<T>::epsilon() * std::log2(static_cast<long double>(fft_size)) * std::sqrt(h_norm) *
+         std::sqrt(static_cast<long double>(fft_size));
+}
+
+template <class T>
+class fir_fft : public gpu_test {};
+TYPED_TEST_SUITE(fir_fft, real_types);
+
+TYPED_TEST(fir_fft, overlap_save_matches_the_direct_sum) {
+  using T = TypeParam;
+  for (const int taps : {128, 257, 1025, 5000}) {
+    const int size = policy::fir::fft_size(taps);
+    const std::int64_t step = size - taps + 1;
+    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, step - 1, step, step + 1, 3 * step + 17,
+                                 std::int64_t{100003}}) {
+      if (n > max_test_size()) continue;
+      auto rng = make_rng(static_cast<std::uint64_t>(taps) * 31 + static_cast<std::uint64_t>(n));
+      const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+      const auto h = random_reals<T>(static_cast<std::size_t>(taps), rng);
+      const cuda_stream stream;
+      const auto d_x = to_device(x, stream);
+      device_buffer<T> d_y(x.size(), stream);
+      d_y.fill_bytes(poison_byte);
+      const overlap_save_filter<T> filter(h.data(), taps, n, stream.get());
+      ASSERT_EQ(filter.fft_size(), size);
+      filter(d_x.data(), d_y.data(), n, stream.get());
+      expect_within(causal_fir(x, h), to_host(d_y), fft_tolerance(h, size),
+                    "overlap-save taps=" + std::to_string(taps) + " n=" + std::to_string(n));
+      if (this->HasFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(fir_fft, one_filter_serves_many_calls_and_batches) {
+  using T = TypeParam;
+  const int taps = 300;
+  const int size = policy::fir::fft_size(taps);
+  const std::int64_t max_n = std::min<std::int64_t>(max_test_size(), 20 * (size - taps + 1) + 5);
+  auto rng = make_rng(77);
+  const auto h = random_reals<T>(static_cast<std::size_t>(taps), rng);
+  const cuda_stream stream;
+  // Three segments a batch, so longer calls take several batches.
+  const overlap_save_filter<T> filter(h.data(), taps, max_n, stream.get(), 3 * (std::int64_t{size} + 2));
+  ASSERT_EQ(filter.batch(), std::min<std::int64_t>(3, (max_n + size - taps) / (size - taps + 1)));
+  for (const std::int64_t n : {max_n, std::int64_t{1}, max_n / 2 + 1, max_n}) {
+    const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+    const auto d_x = to_device(x, stream);
+    device_buffer<T> d_y(x.size(), stream);
+    d_y.fill_bytes(poison_byte);
+    filter(d_x.data(), d_y.data(), n, stream.get());
+    expect_within(causal_fir(x, h), to_host(d_y), fft_tolerance(h, size), "reused filter n=" + std::to_string(n));
+    if (this->HasFailure()) return;
+  }
+}
+
+TYPED_TEST(fir_fft, auto_picks_a_method_either_side_of_the_switch) {
+  using T = TypeParam;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 50000);
+  for (const int taps : {1, policy::fir::fft_from_taps - 1, policy::fir::fft_from_taps, 2000}) {
+    auto rng = make_rng(static_cast<std::uint64_t>(taps));
+    const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
+    const auto h = random_reals<T>(static_cast<std::size_t>(taps), rng);
+    const cuda_stream stream;
+    const auto d_x = to_device(x, stream);
+    device_buffer<T> d_y(x.size(), stream);
+    d_y.fill_bytes(poison_byte);
+    fir_filter_auto(d_x.data(), d_y.data(), n, h.data(), taps, stream.get());
+    const long double direct = 2 * std::numeric_limits<T>::epsilon() * static_cast<long double>(taps);
+    expect_within(causal_fir(x, h), to_host(d_y), std::max(direct, fft_tolerance(h, policy::fir::fft_size(taps))),
+                  "fir_filter_auto taps=" + std::to_string(taps));
+    if (this->HasFailure()) return;
+  }
+  EXPECT_THROW(overlap_save_filter<T>(nullptr, 0, 10), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lookback::test

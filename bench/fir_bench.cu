@@ -26,7 +26,7 @@ void register_switch_point(int taps, std::int64_t n) {
     const auto* d_in = static_cast<const float*>(random_input(io::dtype::float32, n));
     auto* d_out = static_cast<float*>(scratch(static_cast<std::size_t>(n) * sizeof(float), 0));
     const auto h = lowpass_like(taps);
-    const overlap_save_filter<float> filter(h.data(), taps, n, stream());
+    overlap_save_filter<float> filter(h.data(), taps, n, stream());
     time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(float), n, [&] { filter(d_in, d_out, n, stream()); });
   });
 }
@@ -38,7 +38,7 @@ void register_auto(int taps, std::int64_t n) {
     auto* d_out = static_cast<float*>(scratch(static_cast<std::size_t>(n) * sizeof(float), 0));
     const auto h = lowpass_like(taps);
     // Plans and the filter's spectrum made once, as a streaming caller (and CuPy's plan cache) does.
-    const overlap_save_filter<float> filter(h.data(), taps, n, stream());
+    overlap_save_filter<float> filter(h.data(), taps, n, stream());
     time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(float), n, [&] {
       if (taps < policy::fir::fft_from_taps)
         fir_filter(d_in, d_out, n, h.data(), taps, stream());

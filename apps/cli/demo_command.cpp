@@ -4,7 +4,12 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/image_files.hpp"
+#include "cli/image_run.hpp"
+#include "cli/fir_run.hpp"
 #include "io/atomic_file.hpp"
+#include "io/audio.hpp"
+#include "typed/fir_design.hpp"
 #include "typed/gpu_probe.hpp"
 
 #include <algorithm>
@@ -27,6 +32,34 @@ std::vector<fs::path> sample_files(const fs::path& dir) {
   if (files.empty()) throw cli_error(exit_code::no_input, dir.string() + ": holds no .npy sample files");
   return files;
 }
+/// The sample recordings (.wav, .flac) beside the arrays; there may be none.
+std::vector<fs::path> audio_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string ext = io::extension_lower(entry.path());
+    if (entry.is_regular_file() && (ext == ".wav" || ext == ".flac")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// A 1 kHz lowpass of the recording (101 taps, Hamming window), in its own format.
+void show_fir(const fs::path& file, const fs::path& output_dir, backend b, bool verify) {
+  io::audio_reader in(file);
+  const io::audio_format& format = in.format();
+  std::cout << "\n" << file.filename().string() << ": " << describe(format) << ", " << in.frames() << " frames\n";
+  const typed::fir_band band{0.0, 1000.0 / (format.sample_rate / 2.0)};
+  if (const std::string problem = typed::fir_design_problem(band, 101); !problem.empty()) {
+    std::cout << "  fir skipped: a 1000 Hz cutoff needs a sample rate above 2000 Hz\n";
+    return;
+  }
+  const fs::path out = output_dir / (file.stem().string() + ".lowpass_1khz" + file.extension().string());
+  const fir_report r = filter_audio(in, out, format, typed::design_fir(band, 101, {}), default_block_frames, b, verify);
+  std::cout << "  fir lowpass 1000 Hz, 101 taps, hamming window -> " << out.string() << "; "
+            << clipping_line(r, format.channels) << "\n";
+  if (r.verified) std::cout << "    " << verification_line(*r.verified) << "\n";
+}
+
 /// 12 bins from the smallest sample to just past the largest (found by the reductions), as a chart.
 void show_histogram(const io::host_array& array, double min, double max, backend b, bool verify) {
   typed::histogram_spec spec{array.type, io::dtype::uint64, 12, min, 0.0};
@@ -75,6 +108,37 @@ void show_sort(const fs::path& file, const io::host_array& array, const fs::path
   if (r.verified) std::cout << "    " << verification_line(*r.verified, "sort " + describe(spec)) << "\n";
 }
 
+/// Each sample image (data/*.png) blurred, its summed-area table, and box-filtered from that table.
+void show_image_filters(const fs::path& data_dir, const fs::path& output_dir, backend b, bool verify) {
+  std::vector<fs::path> images;
+  for (const auto& entry : fs::directory_iterator(data_dir))
+    if (entry.is_regular_file() && io::extension_lower(entry.path()) == ".png") images.push_back(entry.path());
+  std::sort(images.begin(), images.end());
+  for (const fs::path& file : images) {
+    const io::host_array pixels = load_image(file);
+    std::cout << "\n" << file.filename().string() << ": " << io::shape_string(pixels.shape) << " "
+              << io::dtype_name(pixels.type) << "\n";
+    const std::string stem = (output_dir / file.stem()).string();
+    const io::dtype samples = image_sample_type(pixels, file);
+    typed::image_mask mask;
+    (void)typed::parse_kernel_spec("gaussian:7:1.5", mask);  // a valid spec
+    const image_result blurred = conv2d_image(pixels, mask, boundary::mirror, b, verify);
+    const std::int64_t clipped = save_image(stem + ".gaussian.png", blurred.output, samples);
+    std::cout << "  " << image_summary("conv2d gaussian:7:1.5, border mirror", pixels, blurred.output,
+                                       stem + ".gaussian.png", clipped, samples) << "\n";
+    if (blurred.verified) std::cout << "    " << check_line(*blurred.verified, "conv2d") << "\n";
+    const image_result table = sat_image(pixels, default_accumulator(pixels.type), b, verify);
+    save_image(stem + ".sat.npy", table.output, samples);
+    std::cout << "  " << image_summary("sat", pixels, table.output, stem + ".sat.npy", 0, samples) << "\n";
+    if (table.verified) std::cout << "    " << check_line(*table.verified, "sat") << "\n";
+    const image_result box = boxfilter_image(pixels, 2, b, verify);
+    const std::int64_t box_clipped = save_image(stem + ".box5.png", box.output, samples);
+    std::cout << "  " << image_summary("boxfilter radius 2", pixels, box.output, stem + ".box5.png", box_clipped, samples)
+              << "\n";
+    if (box.verified) std::cout << "    " << check_line(*box.verified, "boxfilter") << "\n";
+  }
+}
+
 }  // namespace
 
 int demo_command(const args& a) {
@@ -82,7 +146,7 @@ int demo_command(const args& a) {
   std::string data_dir = "data", output_dir = "lookback-demo";
   po::options_description desc("demo options");
   desc.add_options()
-      ("data-dir", po::value(&data_dir)->default_value("data"), "folder of sample .npy files")
+      ("data-dir", po::value(&data_dir)->default_value("data"), "folder of sample .npy files (and .wav or .flac recordings)")
       ("output-dir", po::value(&output_dir)->default_value("lookback-demo"), "folder for the outputs (created)");
   add_common_options(desc, common);
   if (!parse_options(a, desc, "lookback demo [--data-dir data] [--output-dir DIR] [--verify]")) return exit_code::ok;
@@ -119,6 +183,8 @@ int demo_command(const args& a) {
     show_compaction(file, array, output_dir, b, common.verify);
     show_sort(file, array, output_dir, b, common.verify);
   }
+  for (const fs::path& file : audio_files(data_dir)) show_fir(file, output_dir, b, common.verify);
+  show_image_filters(data_dir, output_dir, b, common.verify);
   return exit_code::ok;
 }
 

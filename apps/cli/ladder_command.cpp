@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/ladder_plot.hpp"
 #include "io/array.hpp"
 #include "io/atomic_file.hpp"
 #include "typed/compare.hpp"
@@ -45,7 +46,7 @@ constexpr std::int64_t default_n = std::int64_t{1} << 24;
 // links no CUDA header.
 constexpr int ladder_max_mask_taps = 255;
 constexpr int ladder_max_mask_side = 15;
-constexpr const char* usage = "lookback ladder reduce|scan|conv1d|conv2d [--n N] [--type T] [--mask M] [--json FILE]";
+constexpr const char* usage = "lookback ladder reduce|scan|conv1d|conv2d [--n N] [--type T] [--mask M] [--json FILE] [--plot FILE.png]";
 
 /// A positive count: decimal digits, or 2^K for K in 0..62.
 std::int64_t parse_count(const std::string& text) {
@@ -284,7 +285,7 @@ std::string table_json(const table_context& c, const std::vector<row_result>& ro
 }  // namespace
 
 int ladder_command(const args& a) {
-  std::string family_text, n_text, type_text, json_path;
+  std::string family_text, n_text, type_text, json_path, plot_path;
   int mask = 0;
   po::options_description desc("ladder options");
   desc.add_options()
@@ -295,7 +296,8 @@ int ladder_command(const args& a) {
        "whose every element is then checked exactly)")
       ("mask", po::value(&mask), "convolutions: taps (conv1d, odd, at most 255; default 9) or the square mask's side "
        "(conv2d, odd, at most 15; default 5)")
-      ("json", po::value(&json_path), "also write the table's numbers to FILE as JSON");
+      ("json", po::value(&json_path), "also write the table's numbers to FILE as JSON")
+      ("plot", po::value(&plot_path), "also draw the table into FILE.png (scripts/plot_ladder.py: python3 with matplotlib)");
   po::options_description hidden;
   hidden.add_options()("family", po::value(&family_text), "reduce | scan | conv1d | conv2d");
   po::positional_options_description positional;
@@ -348,11 +350,18 @@ int ladder_command(const args& a) {
   } else if (mask != 0) {
     throw cli_error(exit_code::usage, "--mask is for the convolution ladders");
   }
+  std::optional<ladder_plotter> plotter;
+  if (!plot_path.empty()) {
+    if (io::extension_lower(plot_path) != ".png") throw cli_error(exit_code::usage, "--plot writes a .png file, not " + plot_path);
+    plotter = find_ladder_plotter();
+  }
   if (const auto missing = typed::gpu_unavailable_reason())
     throw cli_error(exit_code::unavailable, "needs a GPU: " + *missing);
   // Created now, so that an uncreatable output fails before the minutes of work, not after.
   std::optional<io::atomic_output_file> json;
   if (!json_path.empty()) json.emplace(json_path);
+  std::optional<io::atomic_output_file> plot;
+  if (plotter) plot.emplace(plot_path);
 
   std::mt19937_64 rng(std::random_device{}());
   const io::host_array input = random_input(*type, n, rng);
@@ -388,6 +397,7 @@ int ladder_command(const args& a) {
     json->write(table_json(context, rows));
     json->commit();
   }
+  if (plot) draw_ladder_plot(*plotter, table_json(context, rows), *plot);
 
   std::string failed;
   std::size_t failures = 0;

@@ -54,7 +54,7 @@ TYPED_TEST(fir_fft, overlap_save_matches_the_direct_sum) {
       const auto d_x = to_device(x, stream);
       device_buffer<T> d_y(x.size(), stream);
       d_y.fill_bytes(poison_byte);
-      const overlap_save_filter<T> filter(h.data(), taps, n, stream.get());
+      overlap_save_filter<T> filter(h.data(), taps, n, stream.get());
       ASSERT_EQ(filter.fft_size(), size);
       filter(d_x.data(), d_y.data(), n, stream.get());
       expect_within(causal_fir(x, h), to_host(d_y), fft_tolerance(h, size),
@@ -73,7 +73,7 @@ TYPED_TEST(fir_fft, one_filter_serves_many_calls_and_batches) {
   const auto h = random_reals<T>(static_cast<std::size_t>(taps), rng);
   const cuda_stream stream;
   // Three segments a batch, so longer calls take several batches.
-  const overlap_save_filter<T> filter(h.data(), taps, max_n, stream.get(), 3 * (std::int64_t{size} + 2));
+  overlap_save_filter<T> filter(h.data(), taps, max_n, stream.get(), 3 * (std::int64_t{size} + 2));
   ASSERT_EQ(filter.batch(), std::min<std::int64_t>(3, (max_n + size - taps) / (size - taps + 1)));
   for (const std::int64_t n : {max_n, std::int64_t{1}, max_n / 2 + 1, max_n}) {
     const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);

@@ -689,6 +689,14 @@ TEST_F(CliTest, DemoWritesTheScansPositivesAndSortsOfEverySample) {
                                   ", positions -> " + path("demo/out/" + stem + ".sort_order.npy").string();
     EXPECT_TRUE(contains(r.out, sort_step)) << sort_step << "\n" << r;
   }
+  // The recordings' filtered copies (test_cli_fir.cpp checks them).
+  for (const auto& e : fs::directory_iterator(sample_data_dir))
+    if (e.path().extension() == ".wav") expected_names.insert(e.path().stem().string() + ".lowpass_1khz.wav");
+  // The images' filtered copies and tables (test_cli_image.cpp checks the commands behind them).
+  for (const auto& e : fs::directory_iterator(sample_data_dir))
+    if (e.path().extension() == ".png")
+      for (const char* suffix : {".gaussian.png", ".sat.npy", ".box5.png"})
+        expected_names.insert(e.path().stem().string() + suffix);
   EXPECT_EQ(names_of(snapshot(path("demo/out"))), expected_names);
 }
 
@@ -1331,6 +1339,7 @@ TEST_F(CliTest, LadderUsageErrors) {
       {{"ladder", "reduce", "--type", "int8"}, "--type must be one of int32, uint32, int64, uint64, float32, float64, not 'int8'"},
       {{"ladder", "scan", "--type", "bogus"}, "not 'bogus'"},
       {{"ladder", "reduce", "--frobnicate"}, "unrecognised option '--frobnicate'"},
+      {{"ladder", "conv2d", "--plot", "table.svg"}, "--plot writes a .png file, not table.svg"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = c.args;

@@ -53,7 +53,7 @@ class overlap_save_filter {
   [[nodiscard]] int batch() const noexcept { return batch_; }
 
   /// y = h * x over n <= max_n samples; d_out must not overlap d_in.
-  void operator()(const T* d_in, T* d_out, std::int64_t n, cudaStream_t stream = nullptr) const {
+  void operator()(const T* d_in, T* d_out, std::int64_t n, cudaStream_t stream = nullptr) {
     const int threads = 256;
     const auto cut = fir::device::cut_segments_kernel<T>;
     const auto multiply = fir::device::multiply_spectra_kernel<complex, T>;

@@ -4,6 +4,7 @@
 // row-major with pitches in elements; accumulators uint32, uint64, float or double. With the table,
 // the sum over any rectangle costs four reads (box_sum), whatever its size. Nothing here synchronises
 // the host.
+#include <lookback/algorithms/summed_area/box_sum.cuh>
 #include <lookback/algorithms/summed_area/summed_area_kernels.cuh>
 #include <lookback/algorithms/summed_area/summed_area_policy.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
@@ -35,13 +36,6 @@ void summed_area_table(const In* d_in, std::int64_t in_pitch, Acc* d_table, std:
       <<<static_cast<unsigned>((width + 31) / 32), dim3(32, policy::column_bands), 0, stream>>>(d_table, table_pitch,
                                                                                                 height, width);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
-}
-
-/// The sum over rows r0..r1 and columns c0..c1 (inclusive) from a table in host memory or device code.
-template <class Acc>
-__host__ __device__ Acc box_sum(const Acc* table, std::int64_t pitch, int r0, int c0, int r1, int c1) {
-  const auto at = [&](int r, int c) { return r < 0 || c < 0 ? Acc{0} : table[static_cast<std::int64_t>(r) * pitch + c]; };
-  return at(r1, c1) - at(r0 - 1, c1) - at(r1, c0 - 1) + at(r0 - 1, c0 - 1);
 }
 
 }  // namespace lookback

@@ -1,8 +1,10 @@
 #pragma once
 // CPU references for the convolutions (convolution.cuh), in long double so that the GPU results are
-// checked against the exact sums up to the GPU's own rounding.
+// checked against the exact sums up to the GPU's own rounding; and the causal FIR filter in its
+// element type, the `lookback fir` command's double-precision CPU backend.
 #include <lookback/primitives/convolution/boundary.cuh>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +24,20 @@ std::vector<long double> correlate1d(const std::vector<T>& x, const std::vector<
     y[static_cast<std::size_t>(i)] = acc;
   }
   return y;
+}
+
+/// y[i] = sum_{k < num_taps} h[k] * x[i - k], x zero before its start (scipy.signal.lfilter(h, 1, x)),
+/// summed in T from k = 0 up. A fixed order makes the output depend only on the inputs each sample
+/// sees, so a signal filtered block by block, each block behind its predecessor's last num_taps - 1
+/// samples, repeats the one-pass output bit for bit.
+template <class T>
+void fir_filter(const T* x, T* y, std::int64_t n, const T* h, int num_taps) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto reach = static_cast<int>(std::min<std::int64_t>(num_taps, i + 1));
+    T acc = 0;
+    for (int k = 0; k < reach; ++k) acc += h[k] * x[i - k];
+    y[i] = acc;
+  }
 }
 
 /// The 2D form on a dense height x width image and mask.

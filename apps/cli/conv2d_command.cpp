@@ -1,0 +1,76 @@
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/image_files.hpp"
+#include "cli/image_run.hpp"
+#include "io/npy.hpp"
+#include "typed/image_ops.hpp"
+
+#include <iostream>
+
+namespace lookback::cli {
+namespace {
+
+/// A 2-D float32 or float64 .npy mask with odd sides.
+typed::image_mask load_mask(const std::string& path) {
+  const io::host_array m = io::read_npy(path);
+  if (!typed::is_filter_type(m.type))
+    throw cli_error(exit_code::data_error, path + ": mask dtype " + std::string(io::dtype_name(m.type)) +
+                                               " is not supported (supported: float32, float64)");
+  if (m.shape.size() != 2)
+    throw cli_error(exit_code::data_error, path + ": the mask must be a 2-D array, not shape " + io::shape_string(m.shape));
+  if (m.size() == 0) throw cli_error(exit_code::data_error, path + ": the mask is empty " + io::shape_string(m.shape));
+  if (m.shape[0] % 2 == 0 || m.shape[1] % 2 == 0)
+    throw cli_error(exit_code::data_error, path + ": the mask must have odd sides (it is centred on its middle tap), not " +
+                                               std::to_string(m.shape[0]) + " x " + std::to_string(m.shape[1]));
+  typed::image_mask mask{static_cast<int>(m.shape[0]), static_cast<int>(m.shape[1]), {}};
+  for (std::int64_t i = 0; i < m.size(); ++i)
+    mask.taps.push_back(m.type == io::dtype::float32 ? m.as<float>()[i] : m.as<double>()[i]);
+  return mask;
+}
+
+}  // namespace
+
+int conv2d_command(const args& a) {
+  common_options common;
+  std::string input, output, mask_path, kernel, border = "zero";
+  po::options_description desc("conv2d options");
+  desc.add_options()
+      ("input,i", po::value(&input)->required(), "image: .png (grey or RGB), .pgm, or a 2-D float32/float64 .npy")
+      ("output,o", po::value(&output)->required(), ".npy (float values), .png or .pgm (rounded, clamped)")
+      ("mask", po::value(&mask_path), "2-D float32/float64 .npy mask with odd sides, in correlation form")
+      ("kernel", po::value(&kernel), typed::kernel_spec_list())
+      ("border", po::value(&border)->default_value("zero"), "what lies past the edges: zero | clamp | mirror");
+  add_common_options(desc, common);
+  if (!parse_options(a, desc, "lookback conv2d -i IN -o OUT (--mask M.npy | --kernel SPEC) [--border zero|clamp|mirror]"))
+    return exit_code::ok;
+  if (!common.dtype.empty()) throw cli_error(exit_code::usage, "--dtype applies to raw input; conv2d reads .npy, .png and .pgm");
+  if (mask_path.empty() == kernel.empty())
+    throw cli_error(exit_code::usage, "give one of --mask M.npy and --kernel " + std::string(typed::kernel_spec_list()));
+  const boundary b = parse_border_option(border);
+  typed::image_mask mask;
+  if (!kernel.empty())
+    if (const auto problem = typed::parse_kernel_spec(kernel, mask)) throw cli_error(exit_code::usage, *problem);
+  std::vector<std::filesystem::path> inputs{input};
+  if (!mask_path.empty()) inputs.emplace_back(mask_path);
+  check_output_path(output, inputs, {image_format::npy, image_format::png, image_format::pgm});
+  const backend be = resolve_backend(common);
+
+  const io::host_array pixels = load_image(input);
+  require_filter_input(input, pixels);
+  check_output_channels(output, pixels, input);
+  if (!mask_path.empty()) mask = load_mask(mask_path);
+
+  const image_result r = conv2d_image(pixels, mask, b, be, common.verify);
+  const io::dtype samples = image_sample_type(pixels, input);
+  const std::int64_t clipped = save_image(output, r.output, samples);
+  std::cout << image_summary("conv2d " + (kernel.empty() ? mask_path : kernel) + " " + std::to_string(mask.height) + "x" +
+                          std::to_string(mask.width) + ", border " + border,
+                             pixels, r.output, output, clipped, samples)
+            << "\n";
+  if (r.verified) std::cout << check_line(*r.verified, "conv2d") << "\n";
+  return exit_code::ok;
+}
+
+}  // namespace lookback::cli

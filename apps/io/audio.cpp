@@ -1,0 +1,240 @@
+#include "io/audio.hpp"
+
+#include <sndfile.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+
+#include "io/io_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace lookback::io {
+namespace {
+
+constexpr const char* supported_samples = "16-, 24- or 32-bit integer or 32- or 64-bit float";
+
+int sample_bits(sample_format s) {
+  switch (s) {
+    case sample_format::pcm16: return 16;
+    case sample_format::pcm24: return 24;
+    default: return 32;
+  }
+}
+
+int libsndfile_format(const audio_format& f) {
+  const int major = f.container == audio_container::flac    ? SF_FORMAT_FLAC
+                    : f.container == audio_container::wavex ? SF_FORMAT_WAVEX
+                                                            : SF_FORMAT_WAV;
+  switch (f.sample) {
+    case sample_format::pcm16: return major | SF_FORMAT_PCM_16;
+    case sample_format::pcm24: return major | SF_FORMAT_PCM_24;
+    case sample_format::pcm32: return major | SF_FORMAT_PCM_32;
+    case sample_format::float32: return major | SF_FORMAT_FLOAT;
+    case sample_format::float64: return major | SF_FORMAT_DOUBLE;
+  }
+  return major;
+}
+
+// "AIFF (Apple/SGI)", "Unsigned 8 bit PCM": libsndfile's own description of a major or subtype format.
+std::string libsndfile_name(int format) {
+  SF_FORMAT_INFO info{};
+  info.format = format;
+  if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof info) == 0 && info.name != nullptr) return info.name;
+  char code[24];
+  std::snprintf(code, sizeof code, "0x%x", static_cast<unsigned>(format));
+  return code;
+}
+
+std::optional<audio_container> container_of(int format) {
+  switch (format & SF_FORMAT_TYPEMASK) {
+    case SF_FORMAT_WAV: return audio_container::wav;
+    case SF_FORMAT_WAVEX: return audio_container::wavex;
+    case SF_FORMAT_FLAC: return audio_container::flac;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<sample_format> sample_of(int format) {
+  switch (format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_16: return sample_format::pcm16;
+    case SF_FORMAT_PCM_24: return sample_format::pcm24;
+    case SF_FORMAT_PCM_32: return sample_format::pcm32;
+    case SF_FORMAT_FLOAT: return sample_format::float32;
+    case SF_FORMAT_DOUBLE: return sample_format::float64;
+    default: return std::nullopt;
+  }
+}
+
+std::uint32_t le32(const unsigned char* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+// libsndfile reads a WAV whose data chunk runs past the end of the file as a shorter one and says so
+// only in its log, so the chunk's declared size is checked here. Writers that stream without knowing
+// the size declare 0 or 0xFFFFFFFF, meaning "to the end of the file", as libsndfile reads them.
+std::optional<std::string> wav_truncation(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  unsigned char header[12];
+  if (!f.read(reinterpret_cast<char*>(header), 12) || std::memcmp(header, "RIFF", 4) != 0) return std::nullopt;
+  std::error_code ec;
+  const std::uint64_t file_size = fs::file_size(p, ec);
+  if (ec) return std::nullopt;
+  std::uint64_t offset = 12;
+  while (f.seekg(static_cast<std::streamoff>(offset)) && f.read(reinterpret_cast<char*>(header), 8)) {
+    const std::uint32_t size = le32(header + 4);
+    offset += 8;
+    if (std::memcmp(header, "data", 4) == 0) {
+      if (size == 0 || size == 0xFFFFFFFFu || offset + size <= file_size) return std::nullopt;
+      return "truncated: the data chunk declares " + std::to_string(size) + " bytes, the file holds " +
+             std::to_string(file_size - offset);
+    }
+    offset += size + (size & 1u);  // chunks are padded to an even length
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view container_name(audio_container c) {
+  switch (c) {
+    case audio_container::wav: return "WAV";
+    case audio_container::wavex: return "WAVEX";
+    case audio_container::flac: return "FLAC";
+  }
+  return "?";
+}
+
+std::string_view sample_format_name(sample_format s) {
+  switch (s) {
+    case sample_format::pcm16: return "PCM_16";
+    case sample_format::pcm24: return "PCM_24";
+    case sample_format::pcm32: return "PCM_32";
+    case sample_format::float32: return "FLOAT";
+    case sample_format::float64: return "DOUBLE";
+  }
+  return "?";
+}
+
+bool is_integer(sample_format s) {
+  return s == sample_format::pcm16 || s == sample_format::pcm24 || s == sample_format::pcm32;
+}
+
+bool container_holds(audio_container c, sample_format s) {
+  return c != audio_container::flac || s == sample_format::pcm16 || s == sample_format::pcm24;
+}
+
+audio_reader::audio_reader(const fs::path& p) : path_(p) {
+  (void)open_input(p);  // missing, a directory, unreadable: the array readers' messages
+  SF_INFO info{};
+  file_ = sf_open(p.c_str(), SFM_READ, &info);
+  if (file_ == nullptr)
+    throw io_error(error_kind::data_error, p, std::string("not a readable audio file: ") + sf_strerror(nullptr));
+  const auto container = container_of(info.format);
+  const auto sample = sample_of(info.format);
+  std::string problem;
+  if (!container)
+    problem = "unsupported audio container " + libsndfile_name(info.format & SF_FORMAT_TYPEMASK) + " (WAV or FLAC only)";
+  else if (!sample)
+    problem = "unsupported sample format " + libsndfile_name(info.format & SF_FORMAT_SUBMASK) + " (" +
+              supported_samples + " only)";
+  else if (info.samplerate < 1)
+    problem = "sample rate " + std::to_string(info.samplerate) + " Hz";
+  else if (*container != audio_container::flac)
+    problem = wav_truncation(p).value_or("");
+  if (!problem.empty()) {
+    sf_close(file_);
+    file_ = nullptr;
+    throw io_error(error_kind::data_error, p, problem);
+  }
+  format_ = {*container, *sample, info.samplerate, info.channels};
+  frames_ = info.frames;
+}
+
+audio_reader::~audio_reader() {
+  if (file_ != nullptr) sf_close(file_);
+}
+
+std::int64_t audio_reader::read(double* out, std::int64_t max_frames) {
+  const auto samples = static_cast<std::size_t>(max_frames) * static_cast<std::size_t>(format_.channels);
+  sf_count_t got = 0;
+  if (is_integer(format_.sample)) {
+    // libsndfile hands every integer width over left-justified in 32 bits, so one scale serves them all.
+    scratch_.resize(samples);
+    got = sf_readf_int(file_, scratch_.data(), max_frames);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(got) * static_cast<std::size_t>(format_.channels); ++i)
+      out[i] = std::ldexp(static_cast<double>(scratch_[i]), -31);
+  } else {
+    got = sf_readf_double(file_, out, max_frames);
+  }
+  frames_read_ += got;
+  if (got < max_frames && frames_read_ < frames_) {
+    std::string problem = "truncated or corrupt: read " + std::to_string(frames_read_) + " of the " +
+                          std::to_string(frames_) + " frames its header declares";
+    if (sf_error(file_) != SF_ERR_NO_ERROR) problem += std::string(" (") + sf_strerror(file_) + ")";
+    throw io_error(error_kind::data_error, path_, problem);
+  }
+  return got;
+}
+
+audio_writer::audio_writer(atomic_output_file& out, const audio_format& format) : path_(out.path()), format_(format) {
+  SF_INFO info{};
+  info.samplerate = format.sample_rate;
+  info.channels = format.channels;
+  info.format = libsndfile_format(format);
+  if (!container_holds(format.container, format.sample) || sf_format_check(&info) == 0)
+    throw io_error(error_kind::cant_create, path_,
+                   "cannot create: libsndfile does not write " + std::string(container_name(format.container)) + " " +
+                       std::string(sample_format_name(format.sample)) + " audio with " + std::to_string(format.channels) +
+                       " channels at " + std::to_string(format.sample_rate) + " Hz");
+  // Into the temporary atomic_output_file made; its rename publishes the finished file.
+  file_ = sf_open(out.temp_path().c_str(), SFM_WRITE, &info);
+  if (file_ == nullptr) throw io_error(error_kind::cant_create, path_, std::string("cannot create: ") + sf_strerror(nullptr));
+}
+
+audio_writer::~audio_writer() {
+  if (file_ != nullptr) sf_close(file_);
+}
+
+void audio_writer::write(const double* in, std::int64_t frames) {
+  const auto samples = static_cast<std::size_t>(frames) * static_cast<std::size_t>(format_.channels);
+  sf_count_t put = 0;
+  if (is_integer(format_.sample)) {
+    const int bits = sample_bits(format_.sample);
+    const double top = std::ldexp(1.0, bits - 1);
+    const std::int32_t justify = std::int32_t{1} << (32 - bits);  // libsndfile takes integers left-justified
+    scratch_.resize(samples);
+    for (std::size_t i = 0; i < samples; ++i) {
+      const double step = std::nearbyint(in[i] * top);
+      std::int32_t s = 0;
+      if (step >= top) {
+        s = static_cast<std::int32_t>(top - 1);
+        ++clipped_;
+      } else if (step < -top) {
+        s = static_cast<std::int32_t>(-top);
+        ++clipped_;
+      } else if (std::isnan(step)) {
+        ++clipped_;
+      } else {
+        s = static_cast<std::int32_t>(step);
+      }
+      scratch_[i] = s * justify;
+    }
+    put = sf_writef_int(file_, scratch_.data(), frames);
+  } else {
+    put = sf_writef_double(file_, in, frames);
+  }
+  if (put != frames) throw io_error(error_kind::io_failure, path_, std::string("write failed: ") + sf_strerror(file_));
+}
+
+void audio_writer::close() {
+  const int err = sf_close(file_);
+  file_ = nullptr;
+  if (err != SF_ERR_NO_ERROR) throw io_error(error_kind::io_failure, path_, std::string("write failed: ") + sf_error_number(err));
+}
+
+}  // namespace lookback::io

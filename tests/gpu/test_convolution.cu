@@ -96,8 +96,9 @@ TYPED_TEST_SUITE(convolution_2d, real_types);
 
 TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
   using T = TypeParam;
-  // 200 x 203 has tiles of the 64 x 64 blocked kernel that lie wholly inside, halos included.
-  const std::pair<int, int> images[] = {{1, 1}, {7, 5}, {33, 31}, {64, 64}, {100, 257}, {200, 203}};
+  // 200 x 203 and 200 x 256 have tiles of the 64 x 64 blocked kernel that lie wholly inside, halos
+  // included; 256 columns without padding take its 16-byte vector loads.
+  const std::pair<int, int> images[] = {{1, 1}, {7, 5}, {33, 31}, {64, 64}, {100, 257}, {200, 203}, {200, 256}};
   const std::pair<int, int> masks[] = {{1, 1}, {3, 3}, {5, 5}, {7, 7}, {3, 7}, {9, 9}, {11, 11}, {47, 47}};
   for (const auto& [height, width] : images)
     for (const auto& [mh, mw] : masks)

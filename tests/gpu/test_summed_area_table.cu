@@ -66,7 +66,8 @@ void check_table(int height, int width, int pad, std::uint64_t salt) {
 class summed_area : public gpu_test {};
 
 TEST_F(summed_area, every_shape_pitch_and_type) {
-  const std::pair<int, int> shapes[] = {{1, 1}, {1, 5000}, {5000, 1}, {33, 2049}, {257, 100}, {70, 4097}};
+  // Row tiles of the column pass are 128 rows: 257 and 1025 rows end one row into a tile.
+  const std::pair<int, int> shapes[] = {{1, 1}, {1, 5000}, {5000, 1}, {33, 2049}, {257, 100}, {70, 4097}, {1025, 65}};
   for (const auto& [height, width] : shapes)
     for (const int pad : {0, 5}) {
       const auto salt = static_cast<std::uint64_t>(height) * 10007 + width * 3 + pad;

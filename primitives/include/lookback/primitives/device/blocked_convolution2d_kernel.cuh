@@ -11,17 +11,30 @@
 
 namespace lookback::convolution::device {
 
-/// Stages in(first_row - top .. , first_col - left .. ) into `staged` (StagedH x StagedW), the
-/// boundary policy applied only when the tile reaches past an edge.
+/// Stages in(row0 .., col0 ..) into `staged` (StagedH x StagedW), the boundary policy applied only
+/// when the tile reaches past an edge. Inside the image, and with rows that start on 16 bytes, the
+/// rows move as 16-byte vectors: a quarter of the load instructions for float.
 template <int Threads, int StagedH, int StagedW, class T>
 __device__ __forceinline__ void stage_tile2d(T (&staged)[StagedH][StagedW], const T* d_in, std::int64_t in_pitch,
-                                             int height, int width, int row0, int col0, boundary b, int thread) {
+                                             int height, int width, int row0, int col0, bool rows_aligned, boundary b,
+                                             int thread) {
+  constexpr int per_vector = 16 / sizeof(T);
   const bool inside = row0 >= 0 && col0 >= 0 && row0 + StagedH <= height && col0 + StagedW <= width;
-  if (inside) {
+  if (inside && rows_aligned && StagedW % per_vector == 0) {
+    constexpr int vectors = StagedW / per_vector;
+    const T* origin = d_in + static_cast<std::int64_t>(row0) * in_pitch + col0;
+#pragma unroll 4
+    for (int k = thread; k < StagedH * vectors; k += Threads) {
+      const int sr = k / vectors;  // a compile-time divisor: a multiply and a shift
+      const int sv = k - sr * vectors;
+      *reinterpret_cast<uint4*>(&staged[sr][sv * per_vector]) =
+          __ldg(reinterpret_cast<const uint4*>(origin + static_cast<std::int64_t>(sr) * in_pitch) + sv);
+    }
+  } else if (inside) {
     const T* origin = d_in + static_cast<std::int64_t>(row0) * in_pitch + col0;
 #pragma unroll 4
     for (int k = thread; k < StagedH * StagedW; k += Threads) {
-      const int sr = k / StagedW;  // a compile-time divisor: a multiply and a shift
+      const int sr = k / StagedW;
       const int sc = k - sr * StagedW;
       staged[sr][sc] = origin[static_cast<std::int64_t>(sr) * in_pitch + sc];
     }
@@ -43,15 +56,21 @@ __global__ void __launch_bounds__(Policy::block_x * Policy::block_y)
     blocked_convolution2d_kernel(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out_pitch, int height,
                                  int width, Mask mask, boundary b) {
   constexpr int rows = Policy::rows_per_thread;
+  // The left and right halos are padded to whole 16-byte vectors, so that a row of the tile starts
+  // on 16 bytes wherever the image's rows do (the tile width is a multiple of the vector).
+  constexpr int per_vector = 16 / sizeof(T);
+  constexpr int pad = (MaskW / 2 + per_vector - 1) / per_vector * per_vector;
+  static_assert(Policy::tile_width % per_vector == 0, "tiles a whole number of vectors wide");
   constexpr int staged_h = Policy::tile_height + MaskH - 1;
-  constexpr int staged_w = Policy::tile_width + MaskW - 1;
-  __shared__ T staged[staged_h][staged_w];
+  constexpr int staged_w = Policy::tile_width + 2 * pad;
+  __shared__ alignas(16) T staged[staged_h][staged_w];
   const int first_col = static_cast<int>(blockIdx.x) * Policy::tile_width;
   const int first_row = static_cast<int>(blockIdx.y) * Policy::tile_height;
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
+  const bool rows_aligned = in_pitch % per_vector == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
   stage_tile2d<Policy::block_x * Policy::block_y>(staged, d_in, in_pitch, height, width, first_row - MaskH / 2,
-                                                   first_col - MaskW / 2, b, ty * Policy::block_x + tx);
+                                                   first_col - pad, rows_aligned, b, ty * Policy::block_x + tx);
   __syncthreads();
 
   T acc[rows];
@@ -61,7 +80,7 @@ __global__ void __launch_bounds__(Policy::block_x * Policy::block_y)
   for (int s = 0; s < rows + MaskH - 1; ++s) {
     T v[MaskW];
 #pragma unroll
-    for (int c = 0; c < MaskW; ++c) v[c] = staged[ty * rows + s][tx + c];
+    for (int c = 0; c < MaskW; ++c) v[c] = staged[ty * rows + s][tx + pad - MaskW / 2 + c];
     // Staged row s is row a of the window of output row s - a.
 #pragma unroll
     for (int a = 0; a < MaskH; ++a) {

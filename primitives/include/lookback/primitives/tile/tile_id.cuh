@@ -9,7 +9,7 @@ namespace lookback::tile {
 /// Called by every thread of the block (it synchronises the block); `shared_slot` is a __shared__
 /// unsigned the block owns.
 __device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot) {
-  if (threadIdx.x == 0) shared_slot = atomicAdd(d_counter, 1u);
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) shared_slot = atomicAdd(d_counter, 1u);
   __syncthreads();
   return shared_slot;
 }

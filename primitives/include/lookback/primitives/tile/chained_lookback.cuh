@@ -1,0 +1,42 @@
+#pragma once
+// Many decoupled look-back chains side by side, one thread per chain: chain c of tile t lives at
+// entry t * chains + c. A radix digit pass keeps a chain per digit (Onesweep), a summed-area table's
+// column pass a chain per column. Each tile publishes its aggregate for the chain as soon as it knows
+// it, then walks back over its predecessors, combining aggregates until it meets an inclusive prefix.
+// Tiles must take their ids from an atomic counter, so that every predecessor is already running.
+#include <lookback/primitives/tile/tile_status.cuh>
+
+#include <cstdint>
+
+namespace lookback::tile {
+
+/// The tile's aggregate for the chain; tile 0 has no predecessors, so its aggregate is inclusive.
+template <class StatusArray, class T>
+__device__ __forceinline__ void publish_chain_aggregate(const StatusArray& tiles, std::int64_t tile, std::int64_t chain,
+                                                        std::int64_t chains, const T& aggregate) {
+  tiles.publish(tile * chains + chain, tile == 0 ? status::inclusive_prefix : status::aggregate, aggregate);
+}
+
+/// Called later by the same thread: the combination of the chain over all earlier tiles, after
+/// publishing this tile's inclusive prefix. Waits first `InitialDelayNs`, giving predecessors time to
+/// publish, where polling at once would only add memory traffic.
+template <int InitialDelayNs, class StatusArray, class T, class Op>
+__device__ __forceinline__ T chain_exclusive_prefix(const StatusArray& tiles, std::int64_t tile, std::int64_t chain,
+                                                    std::int64_t chains, const T& aggregate, Op op, const T& identity) {
+  if (tile == 0) return identity;
+  if constexpr (InitialDelayNs > 0) __nanosleep(InitialDelayNs);
+  T before = identity;
+  for (std::int64_t predecessor = tile - 1; predecessor >= 0; --predecessor) {
+    T value;
+    status st;
+    do {
+      st = tiles.read(predecessor * chains + chain, value);
+    } while (st == status::not_ready);
+    before = op(value, before);
+    if (st == status::inclusive_prefix) break;
+  }
+  tiles.publish(tile * chains + chain, status::inclusive_prefix, op(before, aggregate));
+  return before;
+}
+
+}  // namespace lookback::tile

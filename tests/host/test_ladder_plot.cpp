@@ -38,15 +38,21 @@ const char* const table_json = R"({
 }
 )";
 
+// LOOKBACK_PLOT_SCRIPT, as for the command, else the source tree's (the GPU bundle sets it).
+std::string plot_script() {
+  if (const char* env = std::getenv("LOOKBACK_PLOT_SCRIPT")) return env;
+  return *LOOKBACK_SOURCE_SCRIPTS_DIR == '\0' ? std::string() : std::string(LOOKBACK_SOURCE_SCRIPTS_DIR) + "/plot_ladder.py";
+}
+
 TEST(LadderPlot, DrawsTheCommandsJsonAsAPng) {
-  if (*LOOKBACK_SOURCE_SCRIPTS_DIR == '\0') GTEST_SKIP() << "LOOKBACK_SOURCE_SCRIPTS_DIR is not defined";
+  const std::string script = plot_script();
+  if (script.empty()) GTEST_SKIP() << "neither LOOKBACK_PLOT_SCRIPT nor LOOKBACK_SOURCE_SCRIPTS_DIR is defined";
   const auto python = python_with_matplotlib();
   if (!python) GTEST_SKIP() << "no python3 with matplotlib here (Debian: python3-matplotlib; scripts/setup-deps installs it)";
   const fs::path dir = fs::temp_directory_path() / ("lookback-plot-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   fs::create_directories(dir);
   std::ofstream(dir / "table.json") << table_json;
-  const std::string command = *python + " " + LOOKBACK_SOURCE_SCRIPTS_DIR + "/plot_ladder.py " + (dir / "table.json").string() +
-                              " " + (dir / "table.png").string();
+  const std::string command = *python + " " + script + " " + (dir / "table.json").string() + " " + (dir / "table.png").string();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   std::ifstream png(dir / "table.png", std::ios::binary);
   const std::string bytes(std::istreambuf_iterator<char>(png), {});

@@ -111,6 +111,12 @@ namespace {
 /// cudaMalloc would, so that both implementations take their aligned (vector) paths on each part.
 std::size_t second_part(std::size_t first_part_bytes) { return (first_part_bytes + 255) / 256 * 256; }
 
+/// The part of a packed device buffer at `offset`; null for the size query, which passes null buffers.
+template <class T>
+T* part_at(T* buffer, std::size_t offset) {
+  return buffer == nullptr ? nullptr : buffer + offset;
+}
+
 /// `first`'s bytes, then `second_bytes` from `second` at second_part: one buffer for run_backend.
 io::host_array packed(const io::host_array& first, const void* second, std::size_t second_bytes) {
   const std::size_t second_at = second_part(first.bytes.size());
@@ -155,8 +161,9 @@ op_result compact_array(const io::host_array& values, const typed::select_spec& 
       [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
         const auto* in = static_cast<const std::byte*>(d_in);
         auto* out = static_cast<std::byte*>(d_out);
-        const auto* d_flags = spec.flagged ? reinterpret_cast<const std::uint8_t*>(in + flags_at) : nullptr;
-        typed::select(impl, spec, d_temp, temp, d_in, d_flags, out, reinterpret_cast<std::int64_t*>(out + count_at), n, s);
+        const auto* d_flags = spec.flagged ? reinterpret_cast<const std::uint8_t*>(part_at(in, flags_at)) : nullptr;
+        typed::select(impl, spec, d_temp, temp, d_in, d_flags, out,
+                      reinterpret_cast<std::int64_t*>(part_at(out, count_at)), n, s);
       },
       // Compaction only moves values, so CUB's and ours must agree bit for bit (NaNs included).
       [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
@@ -204,7 +211,7 @@ sort_result sort_arrays(const io::host_array& keys, const io::host_array* values
       [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
         const auto* in = static_cast<const std::byte*>(d_in);
         auto* out = static_cast<std::byte*>(d_out);
-        typed::sort(impl, spec, d_temp, temp, in, out, in + values_at, out + values_at, n, s);
+        typed::sort(impl, spec, d_temp, temp, in, out, part_at(in, values_at), part_at(out, values_at), n, s);
       },
       // A sort only moves keys and values, so CUB's and ours must agree bit for bit (NaNs included).
       [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {

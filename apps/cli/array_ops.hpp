@@ -1,7 +1,7 @@
 #pragma once
 // Reduce, scan, histogram, compaction and sort of loaded arrays on the chosen backend, shared by their
 // commands and the demo.
-#include "cli/common_options.hpp"
+#include "cli/backend.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/array.hpp"
 #include "typed/histogram_ops.hpp"

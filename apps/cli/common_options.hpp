@@ -1,5 +1,6 @@
 #pragma once
 // Options every subcommand shares, and the parsing that turns Boost's errors into one-line usage errors.
+#include "cli/backend.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <boost/program_options.hpp>
@@ -11,8 +12,6 @@
 namespace lookback::cli {
 
 namespace po = boost::program_options;
-
-enum class backend { cpu, gpu };
 
 struct common_options {
   std::string backend = "auto";

@@ -1,6 +1,7 @@
 #include "cli/fir_run.hpp"
 
 #include "cli/cli_error.hpp"
+#include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
@@ -31,6 +32,11 @@ class gpu_fir {
     const std::size_t n = x.size();
     x_.assign(x.begin(), x.end());
     if (d_x_.size() < n) {
+      d_x_ = device_buffer<float>();
+      d_y_ = device_buffer<float>();
+      // Overlap-save's batch of segments holds about as many floats again as the block, at most 2^25.
+      ensure_device_memory(2 * n * sizeof(float) + std::min<std::size_t>(n + (1u << 16), std::size_t{1} << 25) * sizeof(float),
+                           "a block's samples, their output and the FFT segments");
       d_x_ = device_buffer<float>(n, stream_);
       d_y_ = device_buffer<float>(n, stream_);
     }

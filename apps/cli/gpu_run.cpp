@@ -1,6 +1,7 @@
 #include "cli/gpu_run.hpp"
 
 #include "cli/cli_error.hpp"
+#include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "typed/gpu_timing.hpp"
 
@@ -16,11 +17,16 @@ struct run_output {
   float ms = 0;
 };
 
-run_output run_one(typed::implementation impl, const gpu_call& call, const device_buffer<std::byte>& d_in,
-                   std::size_t output_bytes, bool timed, const cuda_stream& stream) {
-  device_buffer<std::byte> d_out(output_bytes, stream);
+/// The implementation's temporary storage, asked before anything is allocated (with null buffers).
+std::size_t temp_bytes_of(typed::implementation impl, const gpu_call& call, const cuda_stream& stream) {
   std::size_t temp_bytes = 0;
-  call(impl, nullptr, temp_bytes, d_in.data(), d_out.data(), stream);
+  call(impl, nullptr, temp_bytes, nullptr, nullptr, stream);
+  return temp_bytes;
+}
+
+run_output run_one(typed::implementation impl, const gpu_call& call, const device_buffer<std::byte>& d_in,
+                   std::size_t output_bytes, std::size_t temp_bytes, bool timed, const cuda_stream& stream) {
+  device_buffer<std::byte> d_out(output_bytes, stream);
   device_buffer<std::byte> d_temp(temp_bytes, stream);
   const auto work = [&] { call(impl, d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream); };
   run_output out;
@@ -36,15 +42,24 @@ run_output run_one(typed::implementation impl, const gpu_call& call, const devic
 gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, const gpu_call& call, bool verify,
                       const output_check& check) {
   const cuda_stream stream;
-  const device_buffer<std::byte> d_in = to_device(input.bytes, stream);
-  run_output ours = run_one(typed::implementation::lookback, call, d_in, output_bytes, verify, stream);
-  gpu_result result;
-  if (verify) {
-    const run_output cub = run_one(typed::implementation::cub, call, d_in, output_bytes, true, stream);
-    result.verified = verification{ours.ms, cub.ms, check(cub.bytes.data(), ours.bytes.data())};
-  }
-  result.output = std::move(ours.bytes);
-  return result;
+  const std::size_t ours_temp = temp_bytes_of(typed::implementation::lookback, call, stream);
+  const std::size_t cub_temp = verify ? temp_bytes_of(typed::implementation::cub, call, stream) : 0;
+  // CUB runs after ours on the same stream and may reuse what ours freed, but the pool need not hand
+  // it back in one piece: both count.
+  const std::size_t needed = input.bytes.size() + output_bytes + ours_temp + cub_temp;
+  return within_device_memory(
+      needed, verify ? "input, output, and lookback's and CUB's temporary storage" : "input, output and temporary storage",
+      [&] {
+        const device_buffer<std::byte> d_in = to_device(input.bytes, stream);
+        run_output ours = run_one(typed::implementation::lookback, call, d_in, output_bytes, ours_temp, verify, stream);
+        gpu_result result;
+        if (verify) {
+          const run_output cub = run_one(typed::implementation::cub, call, d_in, output_bytes, cub_temp, true, stream);
+          result.verified = verification{ours.ms, cub.ms, check(cub.bytes.data(), ours.bytes.data())};
+        }
+        result.output = std::move(ours.bytes);
+        return result;
+      });
 }
 
 std::string verification_line(const verification& v, const std::string& what) {

@@ -12,7 +12,8 @@
 
 namespace lookback::cli {
 
-/// One CUB-style call of an implementation: a null d_temp asks for the temporary size.
+/// One CUB-style call of an implementation: a null d_temp asks for the temporary size, with null d_in
+/// and d_out too (it comes before any allocation).
 using gpu_call = std::function<void(typed::implementation, void* d_temp, std::size_t& temp_bytes, const void* d_in,
                                     void* d_out, cudaStream_t stream)>;
 /// Compares CUB's output (expected) with lookback's (actual).
@@ -29,6 +30,8 @@ struct gpu_result {
   std::optional<verification> verified;
 };
 
+/// Refuses, before allocating anything, work that does not fit in the device's free memory (input,
+/// output and temporary storage; see device_memory.hpp): a cli_error with exit code os_error.
 gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, const gpu_call& call, bool verify,
                       const output_check& check);
 

@@ -4,6 +4,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/atomic_file.hpp"
@@ -70,15 +71,21 @@ void append_query_file(const std::string& path, int num_bins, std::vector<int>& 
 }
 
 std::vector<std::uint64_t> gpu_queries(const io::host_array& counts, const std::vector<int>& queries) {
-  const cuda_stream stream;
-  const auto d_hist = to_device(counts.bytes, stream);
-  const auto d_queries = to_device(queries, stream);
   const std::int64_t k = static_cast<std::int64_t>(queries.size() / 2);
-  device_buffer<std::byte> d_counts(static_cast<std::size_t>(k) * io::dtype_size(counts.type), stream);
-  typed::range_counts_gpu(counts.type, d_hist.data(), static_cast<int>(counts.size()), d_queries.data(), k,
-                          d_counts.data(), stream);
-  io::host_array out{counts.type, {k}, to_host(d_counts)};
-  return widen(out);
+  const std::size_t counter_bytes = io::dtype_size(counts.type);
+  // The histogram, its prefix sum (one counter more), the queries and their answers.
+  const std::size_t needed = 2 * counts.bytes.size() + counter_bytes + queries.size() * sizeof(int) +
+                             static_cast<std::size_t>(k) * counter_bytes;
+  return within_device_memory(needed, "histogram, its prefix sum, the queries and their counts", [&] {
+    const cuda_stream stream;
+    const auto d_hist = to_device(counts.bytes, stream);
+    const auto d_queries = to_device(queries, stream);
+    device_buffer<std::byte> d_counts(static_cast<std::size_t>(k) * counter_bytes, stream);
+    typed::range_counts_gpu(counts.type, d_hist.data(), static_cast<int>(counts.size()), d_queries.data(), k,
+                            d_counts.data(), stream);
+    io::host_array out{counts.type, {k}, to_host(d_counts)};
+    return widen(out);
+  });
 }
 
 }  // namespace

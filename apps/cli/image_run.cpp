@@ -1,6 +1,7 @@
 #include "cli/image_run.hpp"
 
 #include "cli/cli_error.hpp"
+#include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/image.hpp"
 #include "typed/box_mean.hpp"
@@ -72,15 +73,17 @@ void put_plane(io::host_array& out, int channel, const bytes& plane) {
 /// One plane through `work` on the GPU; with `timed`, adds the median kernel time to `ms`.
 bytes run_plane_gpu(const cuda_stream& stream, const bytes& in, std::size_t out_bytes, std::size_t temp_bytes,
                     bool timed, float& ms, const std::function<void(const void* d_in, void* d_out, void* d_temp)>& work) {
-  const device_buffer<std::byte> d_in = to_device(in, stream);
-  device_buffer<std::byte> d_out(out_bytes, stream);
-  device_buffer<std::byte> d_temp(temp_bytes, stream);
-  const auto run = [&] { work(d_in.data(), d_out.data(), d_temp.data()); };
-  if (timed)
-    ms += typed::median_time_ms(stream, run);
-  else
-    run();
-  return to_host(d_out);
+  return within_device_memory(in.size() + out_bytes + temp_bytes, "one channel's input, output and temporary storage", [&] {
+    const device_buffer<std::byte> d_in = to_device(in, stream);
+    device_buffer<std::byte> d_out(out_bytes, stream);
+    device_buffer<std::byte> d_temp(temp_bytes, stream);
+    const auto run = [&] { work(d_in.data(), d_out.data(), d_temp.data()); };
+    if (timed)
+      ms += typed::median_time_ms(stream, run);
+    else
+      run();
+    return to_host(d_out);
+  });
 }
 
 /// Tracks the worst agreement between the GPU and the reference; the first disagreement throws.

@@ -4,6 +4,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/ladder_plot.hpp"
 #include "io/array.hpp"
@@ -164,6 +165,8 @@ std::vector<row_result> run_ladder(typed::ladder_family family, const io::host_a
   const std::int64_t n = input.size();
   const std::size_t output_bytes =
       family == typed::ladder_family::reduce ? io::dtype_size(input.type) : input.bytes.size();
+  // Each rung's temporary storage is small beside these (should it fail, main reports out of memory).
+  ensure_device_memory(input.bytes.size() + (mask ? mask->bytes.size() : 0) + output_bytes, "input, mask and output");
   const cuda_stream stream;
   const device_buffer<std::byte> d_in = to_device(input.bytes, stream);
   const device_buffer<std::byte> d_mask = to_device(mask ? mask->bytes : std::vector<std::byte>{}, stream);

@@ -55,6 +55,10 @@ int main(int argc, char** argv) {
     } catch (const lookback::io::io_error& e) {
       return report(where, e.what(), exit_code_for(e.kind()));
     } catch (const lookback::cuda_error& e) {
+      // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still
+      // counts as out of memory, not as a failure of ours.
+      if (e.code() == cudaErrorMemoryAllocation)
+        return report(where, std::string("out of device memory: ") + e.what(), exit_code::os_error);
       return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
     } catch (const std::bad_alloc&) {
       return report(where, "out of host memory", exit_code::os_error);

@@ -2,6 +2,7 @@
 #include "cli/array_ops.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/atomic_file.hpp"
 #include "typed/sort_ops.hpp"

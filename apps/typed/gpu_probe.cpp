@@ -15,11 +15,20 @@ std::optional<std::string> gpu_unavailable_reason() {
   return std::nullopt;
 }
 
-std::string gpu_description() {
+namespace {
+cudaDeviceProp current_device_properties() {
   int device = 0;
   cudaDeviceProp prop{};
   LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
   LOOKBACK_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+  return prop;
+}
+}  // namespace
+
+std::string gpu_name() { return current_device_properties().name; }
+
+std::string gpu_description() {
+  const cudaDeviceProp prop = current_device_properties();
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
          std::to_string(prop.multiProcessorCount) + " SMs)";
 }

@@ -8,6 +8,9 @@ namespace lookback::typed {
 /// nullopt when a device is usable; otherwise one line saying why not.
 std::optional<std::string> gpu_unavailable_reason();
 
+/// "NVIDIA H100 80GB HBM3"
+std::string gpu_name();
+
 /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
 std::string gpu_description();
 

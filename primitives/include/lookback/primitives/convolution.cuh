@@ -58,8 +58,7 @@ void correlate1d(const T* d_in, T* d_out, std::int64_t n, const T* h_mask, int w
     using mask_t = decltype(mask);
     if (staged) {
       const auto kernel = device::tiled_convolution1d_kernel<Policy, T, mask_t>;
-      const int shared = (Policy::tile_outputs + device::vector_halo<T>(left) + device::vector_halo<T>(width - 1 - left)) *
-                         static_cast<int>(sizeof(T));
+      const int shared = (Policy::tile_outputs + width - 1) * static_cast<int>(sizeof(T));
       lookback::detail::allow_dynamic_shared_memory(kernel, shared);
       const std::int64_t tiles = (n + Policy::tile_outputs - 1) / Policy::tile_outputs;
       kernel<<<static_cast<unsigned>(tiles), Policy::threads, shared, stream>>>(d_in, d_out, n, mask, width, left, b);

@@ -9,36 +9,17 @@
 
 namespace lookback::convolution::device {
 
-/// The halos a 1D tile stages on each side: the mask's reach, rounded up to whole 16-byte vectors, so
-/// that a tile's staged inputs start on 16 bytes wherever the input does.
-template <class T>
-__host__ __device__ constexpr int vector_halo(int reach) {
-  constexpr int per_vector = 16 / sizeof(T);
-  return (reach + per_vector - 1) / per_vector * per_vector;
-}
-
-/// y[i] = sum_{j < width} x[i - left + j] * mask[j], x past its ends as `b` says. The block stages
-/// inputs first_output - halo_left .. first_output + tile + halo_right, 16-byte vectors at a time
-/// when the tile lies inside the input and the input starts on 16 bytes.
+/// y[i] = sum_{j < width} x[i - left + j] * mask[j], x past its ends as `b` says.
 template <class Policy, class T, class Mask>
 __global__ void __launch_bounds__(Policy::threads)
     tiled_convolution1d_kernel(const T* d_in, T* d_out, std::int64_t n, Mask mask, int width, int left, boundary b) {
-  constexpr int per_vector = 16 / sizeof(T);
-  static_assert(Policy::tile_outputs % per_vector == 0, "tiles a whole number of vectors long");
-  extern __shared__ uint4 staging_vectors[];
-  T* staged = reinterpret_cast<T*>(staging_vectors);
-  const int halo_left = vector_halo<T>(left);
-  const int halo_right = vector_halo<T>(width - 1 - left);
+  extern __shared__ unsigned char staging_bytes[];
+  T* staged = reinterpret_cast<T*>(staging_bytes);
   const std::int64_t first_output = std::int64_t{blockIdx.x} * Policy::tile_outputs;
-  const std::int64_t first_input = first_output - halo_left;
-  const int staged_count = Policy::tile_outputs + halo_left + halo_right;
+  const std::int64_t first_input = first_output - left;
+  const int staged_count = Policy::tile_outputs + width - 1;
   if (first_input >= 0 && first_input + staged_count <= n) {
-    if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0) {
-      const auto* source = reinterpret_cast<const uint4*>(d_in + first_input);
-      for (int k = threadIdx.x; k < staged_count / per_vector; k += Policy::threads) staging_vectors[k] = __ldg(source + k);
-    } else {
-      for (int k = threadIdx.x; k < staged_count; k += Policy::threads) staged[k] = d_in[first_input + k];
-    }
+    for (int k = threadIdx.x; k < staged_count; k += Policy::threads) staged[k] = d_in[first_input + k];
   } else {
     for (int k = threadIdx.x; k < staged_count; k += Policy::threads) {
       const std::int64_t src = source_index(first_input + k, n, b);
@@ -46,13 +27,12 @@ __global__ void __launch_bounds__(Policy::threads)
     }
   }
   __syncthreads();
-  const T* window_start = staged + (halo_left - left);
 #pragma unroll
   for (int m = 0; m < Policy::outputs_per_thread; ++m) {
     const int o = m * Policy::threads + static_cast<int>(threadIdx.x);
     if (first_output + o >= n) break;
     T acc{0};
-    for (int j = 0; j < width; ++j) acc += window_start[o + j] * mask[j];
+    for (int j = 0; j < width; ++j) acc += staged[o + j] * mask[j];
     d_out[first_output + o] = acc;
   }
 }

@@ -26,12 +26,11 @@ using bits_t = std::conditional_t<sizeof(Key) == 1, std::uint8_t,
                                   std::conditional_t<sizeof(Key) == 2, std::uint16_t,
                                                      std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>>>;
 
+/// The pattern whose unsigned order is the key's order, from the key's own bits.
 template <class Key, bool Descending>
-__host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
+__host__ __device__ __forceinline__ bits_t<Key> ordered_pattern(bits_t<Key> b) {
   using bits = bits_t<Key>;
   constexpr bits sign = bits{1} << (8 * sizeof(Key) - 1);
-  bits b;
-  memcpy(&b, &key, sizeof(Key));
   if constexpr (std::is_floating_point_v<Key>) {
     if (b == sign) b = 0;  // -0.0
     b ^= (b & sign) ? static_cast<bits>(~bits{0}) : sign;
@@ -39,6 +38,29 @@ __host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
     b ^= sign;
   }
   if constexpr (Descending) b = static_cast<bits>(~b);
+  return b;
+}
+
+template <class Key, bool Descending>
+__host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
+  bits_t<Key> b;
+  memcpy(&b, &key, sizeof(Key));
+  return ordered_pattern<Key, Descending>(b);
+}
+
+/// The key bits whose ordered pattern is `ordered` (one of them: -0.0 and +0.0 share a pattern, and
+/// +0.0 is returned). A digit pass fills the end of its last tile with the key of the largest pattern.
+template <class Key, bool Descending>
+__host__ __device__ __forceinline__ bits_t<Key> key_bits_of(bits_t<Key> ordered) {
+  using bits = bits_t<Key>;
+  constexpr bits sign = bits{1} << (8 * sizeof(Key) - 1);
+  bits b = ordered;
+  if constexpr (Descending) b = static_cast<bits>(~b);
+  if constexpr (std::is_floating_point_v<Key>) {
+    b ^= (b & sign) ? sign : static_cast<bits>(~bits{0});
+  } else if constexpr (std::is_signed_v<Key>) {
+    b ^= sign;
+  }
   return b;
 }
 

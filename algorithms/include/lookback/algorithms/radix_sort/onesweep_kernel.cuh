@@ -1,12 +1,15 @@
 #pragma once
-// One digit pass of the Onesweep radix sort: a tile of keys is ranked by digit inside the block (warps
-// rank their keys with match-any votes into per-warp digit counts, in input order, so the sort is
-// stable), each digit's offset among earlier tiles comes from the chained look-back, and the keys,
-// staged in shared memory in their sorted order, go out in runs of consecutive addresses. Values
+// One digit pass of the Onesweep radix sort. A tile of keys, held warp-striped as their ordered bit
+// patterns, is counted per warp and digit; those counts are published at once for later tiles' look-
+// backs (early counts) and scanned, so that ranking (radix_sort/warp_rank.cuh) hands each key its
+// final slot in the tile. Each digit's offset among earlier tiles comes from the chained look-back,
+// and the keys, staged in shared memory in sorted order, go out in runs of consecutive addresses.
+// Values are loaded only after the keys have gone, so they hold no registers during the ranking, and
 // follow their keys through the same staging.
 #include <lookback/algorithms/radix_sort/digit_lookback.cuh>
 #include <lookback/algorithms/radix_sort/key_bits.cuh>
 #include <lookback/algorithms/radix_sort/pass_plan.cuh>
+#include <lookback/algorithms/radix_sort/warp_rank.cuh>
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
@@ -19,17 +22,28 @@ namespace lookback::radix {
 /// Stands in for the value type of a keys-only sort.
 struct no_value {};
 
-/// The lanes whose digit equals this lane's (digits of `width` bits, or radix_digits for no item):
-/// a ballot per bit, as CUB's ranking does it, rather than __match_any_sync.
-__device__ __forceinline__ unsigned lanes_with_equal_digit(int digit, int width) {
-  unsigned peers = __ballot_sync(warp::full_mask, digit < radix_digits);
-  if (digit >= radix_digits) peers = ~peers;
-  for (int b = 0; b < width; ++b) {
-    const bool set = (digit >> b) & 1;
-    const unsigned vote = __ballot_sync(warp::full_mask, set);
-    peers &= set ? vote : ~vote;
+/// Item k of this thread in a warp-striped tile: each warp's items are contiguous, lane l holds the
+/// warp's items l, l + 32, ...
+template <int ItemsPerThread>
+__device__ __forceinline__ int warp_striped_index(int k) {
+  const int warp_first = static_cast<int>(threadIdx.x) / warp::warp_size * warp::warp_size * ItemsPerThread;
+  return warp_first + k * warp::warp_size + warp::lane_id();
+}
+
+/// Loads a tile warp-striped; past `valid` (a partial last tile) items are `fill`.
+template <int ItemsPerThread, class T, class U>
+__device__ __forceinline__ void load_warp_striped(const T* d_tile, int valid, bool full, const U& fill,
+                                                  T (&items)[ItemsPerThread]) {
+  if (full) {
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) items[k] = d_tile[warp_striped_index<ItemsPerThread>(k)];
+  } else {
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) {
+      const int i = warp_striped_index<ItemsPerThread>(k);
+      items[k] = i < valid ? d_tile[i] : static_cast<T>(fill);
+    }
   }
-  return peers;
 }
 
 template <class Policy, class Key, class Value, bool Descending, class StatusArray>
@@ -41,125 +55,92 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   constexpr int tile_items = Policy::tile_items;
   constexpr int warps = threads / warp::warp_size;
   constexpr bool has_values = !std::is_same_v<Value, no_value>;
-  static_assert(threads == radix_digits, "a thread per digit");
-  constexpr std::size_t staged_bytes = tile_items * (sizeof(Key) > sizeof(Value) ? sizeof(Key) : sizeof(Value));
+  using bits = bits_t<Key>;
+  static_assert(threads >= radix_digits && threads % warp::warp_size == 0, "a thread per digit, whole warps");
+  constexpr std::size_t staged_bytes =
+      tile_items * (has_values && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key));
   struct storage {
-    alignas(16) unsigned char staged[staged_bytes];  // keys, then values, in sorted order
-    unsigned char staged_digit[tile_items];
-    unsigned warp_counts[warps][radix_digits];       // then each warp's offset within the digit
-    // Keys per digit in the tile, then the digit's first slot in the tile (thread d alone reads
-    // entry d between the two).
-    unsigned digit_start[radix_digits];
-    std::int64_t digit_out[radix_digits];            // slot i of the digit goes to digit_out + i
+    union {
+      alignas(16) unsigned char staged[staged_bytes];  // keys, then values, in sorted order
+      warp_digit_counts<warps> ranking;                // until the keys are staged
+    };
+    unsigned digit_out[radix_digits];  // the digit's output position, less its first slot in the tile
     typename block::scan<unsigned, threads>::storage scan;
     unsigned tile_id;
   };
+  static_assert(sizeof(storage) <= 48 * 1024, "static shared memory");
   __shared__ storage s;
 
   if (d_plan->skip[pass]) return;
   const auto* d_keys_in = static_cast<const Key*>(d_plan->key_src[pass]);
-  auto* d_keys_out = static_cast<Key*>(d_plan->key_dst[pass]);
+  auto* d_keys_out = static_cast<bits*>(d_plan->key_dst[pass]);
 
-  for (int i = threadIdx.x; i < warps * radix_digits; i += threads) (&s.warp_counts[0][0])[i] = 0;
-  s.digit_start[threadIdx.x] = 0;
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   const std::int64_t base = tile * tile_items;
   const int valid = tile::items_in_tile(tile, tile_items, n);
-  const int lane = warp::lane_id();
-  const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
-  // Warp-striped: the warp's items are contiguous, lane l holds items l, l + 32, ...
-  const int warp_first = warp_index * warp::warp_size * items_per_thread;
+  const bool full = valid == tile_items;
 
-  Key keys[items_per_thread];
-  int digit[items_per_thread];
+  // Keys keep their own bits (so -0.0 stays -0.0); digits come from their ordered patterns. Past the
+  // end of the last tile stands the key of the largest pattern, whose digit is the pass's last, so
+  // those items rank after every real key of the tile and their slots lie past `valid`. Only the
+  // last tile has them, and no tile reads its counts.
+  bits keys[items_per_thread];
+  load_warp_striped(reinterpret_cast<const bits*>(d_keys_in + base), valid, full,
+                    key_bits_of<Key, Descending>(static_cast<bits>(~bits{0})), keys);
+  unsigned digit[items_per_thread];
 #pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) {
-    const int i = warp_first + k * warp::warp_size + lane;
-    if (i < valid) {
-      keys[k] = d_keys_in[base + i];
-      digit[k] = static_cast<int>(digit_of(ordered_bits<Key, Descending>(keys[k]), shift, width));
-    } else {
-      digit[k] = radix_digits;  // past the end: ranked by nobody
-    }
-  }
-  [[maybe_unused]] Value values[has_values ? items_per_thread : 1];
-  if constexpr (has_values) {
-    const auto* d_values_in = static_cast<const Value*>(d_plan->value_src[pass]);
-#pragma unroll
-    for (int k = 0; k < items_per_thread; ++k) {
-      const int i = warp_first + k * warp::warp_size + lane;
-      if (i < valid) values[k] = d_values_in[base + i];
-    }
-  }
+  for (int k = 0; k < items_per_thread; ++k) digit[k] = digit_of(ordered_pattern<Key, Descending>(keys[k]), shift, width);
 
-  // Early counts: publish the tile's digit counts before ranking, so that later tiles' look-backs
-  // find them sooner and walk back less.
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k)
-    if (digit[k] < radix_digits) atomicAdd(&s.digit_start[digit[k]], 1u);
+  // Early counts: published before ranking, so that later tiles' look-backs find them sooner.
+  count_warp_digits(s.ranking, digit);
   __syncthreads();
-  const unsigned count = s.digit_start[threadIdx.x];
-  publish_digit_count(tiles, tile, static_cast<int>(threadIdx.x), radix_digits, count);
-
-  // Rank within the warp: lanes with equal digits find each other, the lowest of them adds their
-  // number to the warp's count for the digit, and each takes the old count plus the equal lanes
-  // before it. Items go in input order (k, then lane), which keeps the sort stable.
-  unsigned rank[items_per_thread];
-  const unsigned lower_lanes = (1u << lane) - 1u;
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) {
-    const unsigned peers = lanes_with_equal_digit(digit[k], width);
-    const int leader = __ffs(static_cast<int>(peers)) - 1;
-    unsigned old = 0;
-    if (lane == leader && digit[k] < radix_digits) {
-      old = s.warp_counts[warp_index][digit[k]];
-      s.warp_counts[warp_index][digit[k]] = old + __popc(peers);
-    }
-    rank[k] = __shfl_sync(warp::full_mask, old, leader) + __popc(peers & lower_lanes);
-    __syncwarp();
-  }
-  __syncthreads();
-
-  // A thread per digit: warp offsets within the digit, its place in the tile and, through the
-  // look-back, in the output.
-  const int d = threadIdx.x;
-  unsigned running = 0;
-#pragma unroll
-  for (int w = 0; w < warps; ++w) {
-    const unsigned c = s.warp_counts[w][d];
-    s.warp_counts[w][d] = running;
-    running += c;
-  }
+  const int d = static_cast<int>(threadIdx.x);
+  const unsigned count = d < radix_digits ? exclusive_over_warps(s.ranking, d) : 0u;
+  if (d < radix_digits) publish_digit_count(tiles, tile, d, radix_digits, count);
   unsigned tile_total;
   const unsigned start = block::scan<unsigned, threads>::exclusive(count, sum{}, 0u, tile_total, s.scan);
-  const unsigned before = digit_exclusive_count<Policy::initial_delay_ns>(tiles, tile, d, radix_digits, count);
-  s.digit_start[d] = start;
-  s.digit_out[d] = static_cast<std::int64_t>(d_bases[d]) + before - start;
+  if (d < radix_digits) add_digit_start(s.ranking, d, start);
   __syncthreads();
 
-  Key* staged_keys = reinterpret_cast<Key*>(s.staged);
   unsigned slot[items_per_thread];
+  rank_in_warp(s.ranking, digit, slot);
+  __syncthreads();  // the staging overwrites the counts
+
 #pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) {
-    if (digit[k] < radix_digits) {
-      slot[k] = s.digit_start[digit[k]] + s.warp_counts[warp_index][digit[k]] + rank[k];
-      staged_keys[slot[k]] = keys[k];
-      s.staged_digit[slot[k]] = static_cast<unsigned char>(digit[k]);
-    }
+  for (int k = 0; k < items_per_thread; ++k) reinterpret_cast<bits*>(s.staged)[slot[k]] = keys[k];
+  // The look-back's waits overlap other warps' staging.
+  if (d < radix_digits) {
+    const unsigned before = digit_exclusive_count<Policy::initial_delay_ns>(tiles, tile, d, radix_digits, count);
+    s.digit_out[d] = d_bases[d] + before - start;
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < valid; i += threads) d_keys_out[s.digit_out[s.staged_digit[i]] + i] = staged_keys[i];
+
+  const bits* staged_keys = reinterpret_cast<const bits*>(s.staged);
+  [[maybe_unused]] unsigned staged_digit[items_per_thread];
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    const int i = k * threads + d;
+    const bits b = staged_keys[i];
+    const unsigned sd = digit_of(ordered_pattern<Key, Descending>(b), shift, width);
+    if constexpr (has_values) staged_digit[k] = sd;
+    if (full || i < valid) d_keys_out[s.digit_out[sd] + i] = b;
+  }
 
   if constexpr (has_values) {
+    const auto* d_values_in = static_cast<const Value*>(d_plan->value_src[pass]);
     auto* d_values_out = static_cast<Value*>(d_plan->value_dst[pass]);
+    Value values[items_per_thread];
+    load_warp_striped(d_values_in + base, valid, full, Value{}, values);
+    __syncthreads();
     Value* staged_values = reinterpret_cast<Value*>(s.staged);
+#pragma unroll
+    for (int k = 0; k < items_per_thread; ++k) staged_values[slot[k]] = values[k];
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < items_per_thread; ++k)
-      if (digit[k] < radix_digits) staged_values[slot[k]] = values[k];
-    __syncthreads();
-    for (int i = threadIdx.x; i < valid; i += threads)
-      d_values_out[s.digit_out[s.staged_digit[i]] + i] = staged_values[i];
+    for (int k = 0; k < items_per_thread; ++k) {
+      const int i = k * threads + d;
+      if (full || i < valid) d_values_out[s.digit_out[staged_digit[k]] + i] = staged_values[i];
+    }
   }
 }
 

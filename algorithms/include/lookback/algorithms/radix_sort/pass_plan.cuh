@@ -41,24 +41,31 @@ struct pass_plan {
   void* value_copy_dst;
 };
 
-/// Digit counts of every pass: d_counts[pass * 256 + digit], zeroed by the caller.
+/// Digit counts of every pass: d_counts[pass * 256 + digit], zeroed by the caller. The passes are
+/// unrolled up to the key's width, so each sample's counts go out as a run of shared atomics with their
+/// shifts and masks in registers (a loop over a run-time pass count measured 745 us on an H100 for
+/// 2^28 uint32 keys, against CUB's 559 us).
 template <class Policy, class Key, bool Descending>
 __global__ void __launch_bounds__(Policy::threads)
     digit_histogram_kernel(const Key* d_keys, std::int64_t n, bool aligned, int begin_bit, int end_bit, int passes,
                            unsigned* d_counts) {
-  __shared__ unsigned counts[max_passes * radix_digits];
-  for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads) counts[i] = 0;
+  constexpr int key_passes = static_cast<int>(sizeof(Key));  // 8-bit digits
+  __shared__ unsigned counts[key_passes][radix_digits];
+  for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads) (&counts[0][0])[i] = 0;
+  unsigned mask[key_passes];
+#pragma unroll
+  for (int p = 0; p < key_passes; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
   __syncthreads();
   histogram::device::for_each_sample<Policy>(d_keys, n, aligned, [&](Key key, bool valid) {
     if (!valid) return;
     const auto bits = ordered_bits<Key, Descending>(key);
-    for (int p = 0; p < passes; ++p)
-      atomicAdd(&counts[p * radix_digits + digit_of(bits, pass_shift(p, begin_bit), pass_width(p, begin_bit, end_bit))],
-                1u);
+#pragma unroll
+    for (int p = 0; p < key_passes; ++p)
+      if (p < passes) atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
   });
   __syncthreads();
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)
-    if (counts[i] != 0) atomicAdd(d_counts + i, counts[i]);
+    if ((&counts[0][0])[i] != 0) atomicAdd(d_counts + i, (&counts[0][0])[i]);
 }
 
 /// One block of 256 threads, a thread per digit: d_bases[pass * 256 + digit] = the digit's first

@@ -3,6 +3,7 @@
 // Both hand a tile's decisions to the compaction kernel in the blocked arrangement its items are in
 // (thread t holds items t * ItemsPerThread ...).
 #include <lookback/primitives/block/warp_transpose_io.cuh>
+#include <lookback/primitives/thread/vector16.cuh>
 
 #include <cstdint>
 
@@ -35,13 +36,34 @@ struct flags_selector {
   template <class Policy>
   static constexpr std::size_t shared_bytes = sizeof(typename io<Policy>::storage);
 
+  /// Whether a thread's run of flags is one or two whole 16-byte vectors: then it loads them itself,
+  /// already in the blocked arrangement, and a warp still reads contiguous memory.
+  template <class Policy>
+  static constexpr bool direct_vectors = Policy::items_per_thread * sizeof(Flag) % 16 == 0 &&
+                                         Policy::items_per_thread * sizeof(Flag) <= 32;
+
   template <class Policy, class T>
   __device__ __forceinline__ void decide(std::int64_t base, int valid, const T (&)[Policy::items_per_thread],
                                          bool (&keep)[Policy::items_per_thread], void* shared) const {
+    Flag flags[Policy::items_per_thread];
+    if constexpr (direct_vectors<Policy>) {
+      if (Policy::vector_access && aligned && valid == Policy::tile_items) {
+        using vec = thread::vector16<Flag>;
+        const auto* d_run = reinterpret_cast<const vec*>(d_flags + base + threadIdx.x * Policy::items_per_thread);
+#pragma unroll
+        for (int v = 0; v < Policy::items_per_thread / vec::size; ++v) {
+          const vec x = d_run[v];
+#pragma unroll
+          for (int c = 0; c < vec::size; ++c) flags[v * vec::size + c] = x.items[c];
+        }
+#pragma unroll
+        for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = flags[k] != Flag{};
+        return;
+      }
+    }
     // The flags stage where the items just did; with another item size the warps' regions overlap, so
     // every warp must be done reading its items first.
     if constexpr (sizeof(Flag) != sizeof(T)) __syncthreads();
-    Flag flags[Policy::items_per_thread];
     io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
                      Policy::vector_access && aligned);
 #pragma unroll

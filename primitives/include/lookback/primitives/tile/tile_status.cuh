@@ -29,26 +29,30 @@ template <class T, descriptor Kind = default_descriptor<T>>
 class status_array;
 
 /// One relaxed store publishes value and status together, so a reader can never see a status with a
-/// stale value, and no fence is needed.
+/// stale value, and no fence is needed. The word also carries an epoch: a descriptor written under
+/// another epoch reads as not ready, so launches that reuse the array with epochs 0, 1, 2, ... need
+/// it zeroed only before the first (the radix sort's digit passes: one reset instead of one a pass).
 template <class T>
 class status_array<T, descriptor::packed64> {
   static_assert(sizeof(T) <= 4, "packed64 holds values of at most 4 bytes");
 
  public:
   static std::size_t bytes_for(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * sizeof(word); }
-  explicit status_array(void* d_storage, std::int64_t /*tiles*/) : d_words_(static_cast<word*>(d_storage)) {}
+  explicit status_array(void* d_storage, std::int64_t /*tiles*/, unsigned epoch = 0)
+      : d_words_(static_cast<word*>(d_storage)), epoch_bits_(epoch << 2) {}
 
   __device__ void publish(std::int64_t tile, status st, const T& value) const {
     unsigned bits = 0;
     memcpy(&bits, &value, sizeof(T));
-    ref(tile).store((word(bits) << 32) | static_cast<unsigned>(st), cuda::std::memory_order_relaxed);
+    ref(tile).store((word(bits) << 32) | epoch_bits_ | static_cast<unsigned>(st), cuda::std::memory_order_relaxed);
   }
 
   __device__ status read(std::int64_t tile, T& value) const {
     const word w = ref(tile).load(cuda::std::memory_order_relaxed);
     const auto bits = static_cast<unsigned>(w >> 32);
     memcpy(&value, &bits, sizeof(T));
-    return static_cast<status>(static_cast<unsigned>(w));
+    const auto flag = static_cast<unsigned>(w);
+    return (flag & ~3u) == epoch_bits_ ? static_cast<status>(flag & 3u) : status::not_ready;
   }
 
  private:
@@ -57,6 +61,7 @@ class status_array<T, descriptor::packed64> {
     return cuda::atomic_ref<word, cuda::thread_scope_device>(d_words_[tile]);
   }
   word* d_words_;
+  unsigned epoch_bits_;
 };
 
 /// The 8-byte analogue of packed64: status and value in one 16-byte aligned word, moved by one

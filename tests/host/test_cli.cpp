@@ -1144,6 +1144,20 @@ TEST_F(CliTest, SortOrdersFloatsByTheirOrderPreservingBits) {
   }
 }
 
+// The two zeros share one pattern, +0.0's ascending and -0.0's descending (as cub::DeviceRadixSort
+// does): a range without the sign bit puts them first either way, in their input order.
+TEST_F(CliTest, SortGivesBothZerosCubsPatternInABitRange) {
+  const std::vector<float> keys{1.5f, -0.0f, 0.0f};
+  write_input("keys.npy", array_of(keys));
+  for (const bool down : {false, true}) {
+    SCOPED_TRACE(down ? "descending" : "ascending");
+    std::vector<std::string> args{"sort", "-i", arg("keys.npy"), "-o", arg("sk.npy"), "--bits", "0:31"};
+    if (down) args.push_back("--descending");
+    run_ok(args);
+    EXPECT_EQ(read_output("sk.npy").bytes, array_of(std::vector<float>{-0.0f, 0.0f, 1.5f}).bytes);
+  }
+}
+
 // Each key dtype sorts in its own order, extremes included.
 TEST_F(CliTest, SortEveryKeyDtype) {
   const auto check = [&](const char* type, auto keys, auto expected) {

@@ -2,10 +2,11 @@
 // Keys as unsigned bit patterns whose unsigned order is the keys' order (CUB's "twiddling"): unsigned
 // integers as they are, signed integers with the sign bit flipped, floating point with the sign bit
 // flipped when clear and every bit flipped when set. NaNs sort by bit pattern (negative NaNs first,
-// positive ones last). -0.0 counts as +0.0, so the two are equal keys and keep their input order:
-// cub::DeviceRadixSort (CUDA 13.0, radix_rank_sort_operations.cuh, ProcessFloatMinusZero) does the
-// same, in both directions. Descending sorts invert the pattern; equal keys stay equal, so the sort
-// stays stable.
+// positive ones last). The two zeros are equal keys and keep their input order, as in
+// cub::DeviceRadixSort (CUDA 13.0, radix_rank_sort_operations.cuh, ProcessFloatMinusZero), whose
+// choice of their shared pattern we copy because a bit range shows it: ascending sorts count -0.0 as
+// +0.0, descending ones +0.0 as -0.0 (CUB compares the inverted pattern with -0.0's ascending one).
+// Descending sorts invert the pattern; equal keys stay equal, so the sort stays stable.
 #include <cuda_runtime_api.h>  // __host__ __device__ for host compilers too
 
 #include <cstdint>
@@ -32,7 +33,11 @@ __host__ __device__ __forceinline__ bits_t<Key> ordered_pattern(bits_t<Key> b) {
   using bits = bits_t<Key>;
   constexpr bits sign = bits{1} << (8 * sizeof(Key) - 1);
   if constexpr (std::is_floating_point_v<Key>) {
-    if (b == sign) b = 0;  // -0.0
+    if constexpr (Descending) {
+      if (b == 0) b = sign;  // +0.0 as -0.0
+    } else {
+      if (b == sign) b = 0;  // -0.0 as +0.0
+    }
     b ^= (b & sign) ? static_cast<bits>(~bits{0}) : sign;
   } else if constexpr (std::is_signed_v<Key>) {
     b ^= sign;
@@ -48,8 +53,7 @@ __host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
   return ordered_pattern<Key, Descending>(b);
 }
 
-/// The key bits whose ordered pattern is `ordered` (one of them: -0.0 and +0.0 share a pattern, and
-/// +0.0 is returned). A digit pass fills the end of its last tile with the key of the largest pattern.
+/// The key bits whose ordered pattern is `ordered` (one of them, where the two zeros share it). A digit pass fills the end of its last tile with the key of the largest pattern.
 template <class Key, bool Descending>
 __host__ __device__ __forceinline__ bits_t<Key> key_bits_of(bits_t<Key> ordered) {
   using bits = bits_t<Key>;

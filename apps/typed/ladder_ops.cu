@@ -10,6 +10,7 @@
 #include <lookback/primitives/ladder/scan_ladder.cuh>
 
 #include <stdexcept>
+#include <string>
 
 namespace lookback::typed {
 namespace {
@@ -68,7 +69,9 @@ std::vector<std::string> ladder_names(ladder_family family) {
     case ladder_family::scan: return scan_ladder_names();
     case ladder_family::conv1d:
       return {"1 basic (global mask)", "2 constant-memory mask", "3 tiled, halos in shared memory",
-              "4 tiled, halos from the cache", "5 production (parameter mask, 8 outputs per thread)"};
+              "4 tiled, halos from the cache",
+              "5 production (parameter mask, " + std::to_string(policy::convolution1d::outputs_per_thread) +
+                  " outputs per thread)"};
     case ladder_family::conv2d: return {"1 basic (global mask)", "2 tiled, constant-memory mask", "3 production"};
   }
   return {};

@@ -312,6 +312,9 @@ std::vector<bad_run> bad_runs() {
       "--window kaiser:loud: the kaiser beta must be a number from 0 to 100");
   add("negative_kaiser_beta", with_lowpass({"--window", "kaiser:-2"}), {valid_wav}, ex_usage,
       "--window kaiser:-2: the kaiser beta must be a number from 0 to 100");
+  add("kaiser_beta_above_100", with_lowpass({"--window", "kaiser:101"}), {valid_wav}, ex_usage,
+      "--window kaiser:101: the kaiser beta must be a number from 0 to 100");
+  add("highpass_zero", {"--highpass", "0"}, {valid_wav}, ex_usage, "--highpass must be above 0 Hz, not 0 Hz");
 
   // Taps files.
   const auto taps = [&](const std::string& name, std::string contents, int code, const std::string& message) {
@@ -324,6 +327,12 @@ std::vector<bad_run> bad_runs() {
        "{tmp}/t.npy: taps must be a 1-D float32 or float64 array, not float64 (2, 2)");
   taps("integer_taps", npy_text(array_of(std::vector<std::int32_t>{1, 2, 3})), ex_dataerr,
        "{tmp}/t.npy: taps must be a 1-D float32 or float64 array, not int32 (3,)");
+  taps("taps_truncated", npy_with_header(npy_dict("<f8", "(3,)"), std::string(16, '\0')), ex_dataerr,
+       "{tmp}/t.npy: truncated data: header says 3 elements");
+  taps("taps_big_endian", npy_with_header(npy_dict(">f8", "(3,)"), std::string(24, '\0')), ex_dataerr,
+       "{tmp}/t.npy: big-endian dtype '>f8' not supported");
+  taps("taps_fortran_order", npy_with_header(npy_dict("<f8", "(3,)", "True"), std::string(24, '\0')), ex_dataerr,
+       "{tmp}/t.npy: Fortran-order");
   taps("nan_tap", npy_text(array_of(std::vector<float>{0.5f, std::nanf("")})), ex_dataerr, "{tmp}/t.npy: tap 1 is not finite");
 
   // Outputs.
@@ -351,6 +360,8 @@ std::vector<bad_run> bad_runs() {
       "--format float: {tmp}/in.flac is FLAC, which holds integer samples only");
   add("zero_block_frames", with_lowpass({"--block-frames", "0"}), {valid_wav}, ex_usage,
       "--block-frames must be between 1 and 16777216, not 0");
+  add("too_many_block_frames", with_lowpass({"--block-frames", "16777217"}), {valid_wav}, ex_usage,
+      "--block-frames must be between 1 and 16777216, not 16777217");
   add("dtype_for_audio", with_lowpass({"--dtype", "int32"}), {valid_wav}, ex_usage, "--dtype applies to raw arrays, not to audio");
   add("bogus_backend", with_lowpass({"--backend", "bogus"}), {valid_wav}, ex_usage,
       "--backend must be auto, gpu or cpu, not 'bogus'");

@@ -18,6 +18,7 @@ const std::string float_npy = npy_text(array_of(std::vector<double>{1, 2, 3, 4, 
 const file_spec png_input = file("in.png", grey_2x2);
 const file_spec npy_input = file("in.npy", float_npy);
 const file_spec existing_png = file("out.png", grey_png(1, {99}));
+const file_spec existing_table = file("sat.npy", npy_text(array_of(std::vector<double>{42.0})));
 
 // --- bad input -----------------------------------------------------------------------------
 
@@ -29,6 +30,9 @@ class image_table {
     conv2d(name, {"-i", input, "--kernel", "box:3"}, files, code, message);
     boxfilter(name, {"-i", input, "--radius", "1"}, files, code, message);
     add({"sat_" + name, "sat", {"-i", input, "-o", "{tmp}/sat.npy"}, files, code, message});
+    std::vector<file_spec> with_table = files;
+    with_table.push_back(existing_table);
+    add({"sat_" + name + "_over_existing_output", "sat", {"-i", input, "-o", "{tmp}/sat.npy"}, with_table, code, message});
   }
 
   /// conv2d writing out.png, once with no output yet and once over an existing one.
@@ -86,6 +90,22 @@ std::vector<bad_run> bad_runs() {
   t.all("one_dimensional_npy", "{tmp}/in.npy", in("in.npy", npy_text(array_of(std::vector<float>{1, 2}))), ex_dataerr,
         "{tmp}/in.npy: an image must be a 2-D array (height, width), not shape (2,)");
   t.all("bad_npy", "{tmp}/in.npy", in("in.npy", "\x93NUMPX"), ex_dataerr, "{tmp}/in.npy: not a .npy file");
+  const std::string four_floats(16, '\0');
+  t.all("empty_npy", "{tmp}/in.npy", in("in.npy", ""), ex_dataerr, "{tmp}/in.npy: not a .npy file: too short (0 bytes)");
+  t.all("npy_header_past_end", "{tmp}/in.npy", in("in.npy", std::string("\x93NUMPY\x01\x00", 8) + le16(1000) + "{'descr'"),
+        ex_dataerr, "{tmp}/in.npy: header length 1000 runs past end of file");
+  t.all("npy_truncated_data", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("<f4", "(2, 2)"), four_floats.substr(4))),
+        ex_dataerr, "{tmp}/in.npy: truncated data: header says 4 elements");
+  t.all("npy_big_endian", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict(">f4", "(2, 2)"), four_floats)), ex_dataerr,
+        "{tmp}/in.npy: big-endian dtype '>f4' not supported");
+  t.all("npy_fortran_order", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("<f4", "(2, 2)", "True"), four_floats)),
+        ex_dataerr, "{tmp}/in.npy: Fortran-order");
+  t.all("npy_object_dtype", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("|O", "(2, 2)"), std::string(32, '\0'))),
+        ex_dataerr, "{tmp}/in.npy: object arrays ('|O') not supported");
+  t.all("npy_complex_dtype", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("<c8", "(2, 2)"), std::string(32, '\0'))),
+        ex_dataerr, "{tmp}/in.npy: complex dtype '<c8' not supported");
+  t.all("npy_three_dimensional", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("<f4", "(1, 2, 2)"), four_floats)),
+        ex_dataerr, "{tmp}/in.npy: 3-D array not supported");
   t.all("bool_npy", "{tmp}/in.npy", in("in.npy", npy_with_header(npy_dict("|b1", "(1, 2)"), std::string("\1\0", 2))),
         ex_dataerr, "{tmp}/in.npy: dtype bool is not supported");
   const std::vector<file_spec> int_npy = in("in.npy", npy_text(array_of(std::vector<std::int32_t>{1, 2}, {1, 2})));
@@ -182,6 +202,10 @@ std::vector<bad_run> bad_runs() {
         {file("in.png", png_bytes(1, 8, 2, {std::string("\1\2\3", 3)}))}, ex_usage,
         "{tmp}/out.pgm: a PGM holds grey images, and {tmp}/in.png is RGB (write .png or .npy)");
   }
+  sat("output_in_missing_directory", {"-i", "{tmp}/in.npy", "-o", "{tmp}/nowhere/s.npy"}, {npy_input}, ex_cantcreat,
+      "{tmp}/nowhere/s.npy: cannot create: directory {tmp}/nowhere does not exist");
+  sat("output_is_directory", {"-i", "{tmp}/in.npy", "-o", "{tmp}/outdir.npy"}, {npy_input, directory("outdir.npy")},
+      ex_cantcreat, "{tmp}/outdir.npy: cannot create: is a directory");
   t.add({"conv2d_output_is_mask", "conv2d", {"-i", "{tmp}/in.png", "--mask", "{tmp}/m.npy", "-o", "{tmp}/m.npy"},
          {png_input, file("m.npy", npy_text(array_of(std::vector<double>{1}, {1, 1})))}, ex_cantcreat,
          "output path is the same file as input {tmp}/m.npy"});

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 namespace lookback::cli {
 namespace fs = std::filesystem;
@@ -153,14 +154,20 @@ int demo_command(const args& a) {
 
   const backend b = resolve_backend(common);
   const std::vector<fs::path> files = sample_files(data_dir);
+  // Every sample array read before anything is created: a corrupt one stops the demo with no output
+  // folder left behind.
+  std::vector<io::host_array> arrays;
+  arrays.reserve(files.size());
+  for (const fs::path& file : files) arrays.push_back(load_array(file, ""));
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) throw cli_error(exit_code::cant_create, output_dir + ": cannot create the output folder: " + ec.message());
   std::cout << "lookback demo on " << (b == backend::gpu ? typed::gpu_description() : std::string("the CPU reference"))
             << "\n";
 
-  for (const fs::path& file : files) {
-    const io::host_array array = load_array(file, "");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const fs::path& file = files[i];
+    const io::host_array& array = arrays[i];
     if (!typed::is_numeric(array.type)) continue;
     std::cout << "\n" << file.filename().string() << ": " << array.size() << " " << io::dtype_name(array.type) << "\n";
     std::vector<double> extremes;

@@ -358,13 +358,14 @@ int ladder_command(const args& a) {
     if (io::extension_lower(plot_path) != ".png") throw cli_error(exit_code::usage, "--plot writes a .png file, not " + plot_path);
     plotter = find_ladder_plotter();
   }
-  if (const auto missing = typed::gpu_unavailable_reason())
-    throw cli_error(exit_code::unavailable, "needs a GPU: " + *missing);
-  // Created now, so that an uncreatable output fails before the minutes of work, not after.
+  // Created now, so that an uncreatable output fails before the minutes of work (and whether or not
+  // there is a GPU); a run that stops before committing them leaves nothing behind.
   std::optional<io::atomic_output_file> json;
   if (!json_path.empty()) json.emplace(json_path);
   std::optional<io::atomic_output_file> plot;
   if (plotter) plot.emplace(plot_path);
+  if (const auto missing = typed::gpu_unavailable_reason())
+    throw cli_error(exit_code::unavailable, "needs a GPU: " + *missing);
 
   std::mt19937_64 rng(std::random_device{}());
   const io::host_array input = random_input(*type, n, rng);

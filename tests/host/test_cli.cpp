@@ -176,6 +176,10 @@ std::vector<bad_run> bad_runs() {
          "{tmp}/nodata: not a directory"});
   t.add({"demo_empty_data_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"}, {directory("data")},
          ex_noinput, "{tmp}/data: holds no .npy sample files"});
+  t.add({"demo_corrupt_sample", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"},
+         {file("data/a.npy", "\x93NUMPX")}, ex_dataerr, "{tmp}/data/a.npy: not a .npy file"});
+  t.add({"demo_data_dir_is_a_file", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"},
+         {file("data", "x")}, ex_noinput, "{tmp}/data"});
   t.add({"demo_uncreatable_output_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/file.npy/demo"},
          {file("data/a.npy", valid_input_npy), file("file.npy", "x")}, ex_cantcreat, "cannot create the output folder"});
 
@@ -1368,6 +1372,27 @@ TEST_F(CliTest, LadderUsageErrors) {
     EXPECT_EQ(r.out, "") << r;
     expect_one_error_line(r, "lookback ladder: ", c.fragment);
     EXPECT_TRUE(snapshot(dir_).empty()) << "a failed run must create nothing\n" << r;
+  }
+}
+
+// A --json file that cannot be created fails before any work, GPU or not, and creates nothing.
+TEST_F(CliTest, LadderRefusesAnUncreatableJsonFile) {
+  fs::create_directory(dir_ / "taken.json");
+  const struct {
+    std::string path;
+    std::string fragment;
+  } cases[] = {
+      {arg("nowhere/table.json"), arg("nowhere/table.json") + ": cannot create: directory " + arg("nowhere") + " does not exist"},
+      {arg("taken.json"), arg("taken.json") + ": cannot create: is a directory"},
+  };
+  const auto before = snapshot(dir_);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.path);
+    const run_result r = run({"ladder", "reduce", "--n", "1000", "--json", c.path});
+    EXPECT_EQ(r.exit_code, ex_cantcreat) << r;
+    EXPECT_EQ(r.out, "") << r;
+    expect_one_error_line(r, "lookback ladder: ", c.fragment);
+    EXPECT_EQ(snapshot(dir_), before) << "a failed run must create nothing\n" << r;
   }
 }
 

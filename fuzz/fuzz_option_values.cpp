@@ -1,12 +1,16 @@
 // libFuzzer target: the parsers behind the command's option values (--dtype, --op, --init, the
-// histogram's --bins/--range checks, compact's --predicate, sort's --bits), each followed by the CPU
-// reference on a few values when it accepts. Input: "word<NUL>word<NUL>..."; none may crash or throw.
+// histogram's --bins/--range checks, compact's --predicate, sort's --bits, conv2d's --kernel, fir's
+// --window), each followed by the CPU reference or the mask or window it describes when it accepts.
+// Input: "word<NUL>word<NUL>..."; none may crash or throw.
+#include "typed/fir_design.hpp"
 #include "typed/histogram_ops.hpp"
+#include "typed/image_masks.hpp"
 #include "typed/select_ops.hpp"
 #include "typed/sort_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <cstdlib>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   using namespace lookback;
   for (const std::string& w : words) {
+    typed::image_mask mask;
+    if (!typed::parse_kernel_spec(w, mask) &&
+        mask.taps.size() != static_cast<std::size_t>(mask.height) * static_cast<std::size_t>(mask.width))
+      std::abort();
+    typed::window_spec window;
+    if (!typed::parse_window(w, window)) (void)typed::window_values(window, 7);
     (void)io::parse_dtype(w);
     (void)typed::parse_op(w);
     for (const io::dtype t : {io::dtype::int32, io::dtype::uint32, io::dtype::int64, io::dtype::uint64,

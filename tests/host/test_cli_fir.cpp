@@ -231,6 +231,20 @@ TEST_F(CliFir, DemoFiltersEverySampleRecording) {
 const file_spec valid_wav = file("in.wav", mono_wav);
 const file_spec existing_output = file("out.wav", "an older output, which a failed run must leave alone");
 
+/// A valid AIFF recording (4 frames of 16-bit mono at 8000 Hz): audio libsndfile reads, in a container
+/// other than WAV or FLAC. Big-endian chunks; the rate is an 80-bit extended float.
+std::string aiff_bytes() {
+  const auto be32 = [](std::uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  };
+  const std::string comm = std::string("\0\1", 2) + be32(4) + std::string("\0\x10", 2) +
+                           std::string("\x40\x0b\xfa\0\0\0\0\0\0\0", 10);
+  const std::string ssnd = be32(0) + be32(0) + std::string(8, '\1');
+  const std::string body = "AIFF" + ("COMM" + be32(static_cast<std::uint32_t>(comm.size())) + comm) +
+                           ("SSND" + be32(static_cast<std::uint32_t>(ssnd.size())) + ssnd);
+  return "FORM" + be32(static_cast<std::uint32_t>(body.size())) + body;
+}
+
 std::vector<bad_run> bad_runs() {
   std::vector<bad_run> rows;
   // Each row runs once with no output file yet and once over an existing one.
@@ -259,6 +273,7 @@ std::vector<bad_run> bad_runs() {
   add("header_cut_short", lowpass, input(mono_wav.substr(0, 30)), ex_dataerr, "{tmp}/in.wav: not a readable audio file: ");
   add("data_cut_short", lowpass, input(mono_wav.substr(0, mono_wav.size() - 10)), ex_dataerr,
       "{tmp}/in.wav: truncated: the data chunk declares 800 bytes, the file holds 790");
+  add("aiff_container", lowpass, input(aiff_bytes()), ex_dataerr, "{tmp}/in.wav: unsupported audio container ");
   add("eight_bit_samples", lowpass, input(lookback_test_audio::wav_bytes(1, 8000, 8, std::string(64, '\x80'))), ex_dataerr,
       "{tmp}/in.wav: unsupported sample format");
   // A FLAC stream that breaks off fails while the output is half written: the temporary must go too.

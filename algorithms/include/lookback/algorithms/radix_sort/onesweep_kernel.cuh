@@ -1,6 +1,6 @@
 #pragma once
-// One digit pass of the Onesweep radix sort. A tile of keys, held warp-striped as their ordered bit
-// patterns, is counted per warp and digit; those counts are published at once for later tiles' look-
+// One digit pass of the Onesweep radix sort. A tile of keys, held warp-striped as their own bits (the
+// ordered pattern a digit comes from is recomputed where needed), is counted per warp and digit; those counts are published at once for later tiles' look-
 // backs (early counts) and scanned, so that ranking (radix_sort/warp_rank.cuh) hands each key its
 // final slot in the tile. Each digit's offset among earlier tiles comes from the chained look-back,
 // and the keys, staged in shared memory in sorted order, go out in runs of consecutive addresses.

@@ -14,7 +14,8 @@ struct warp_digit_counts {
   unsigned counts[Warps][radix_digits];
 };
 
-/// Each warp counts its own keys per digit into its row (no block barrier needed before).
+/// Each warp counts its own keys per digit into its row. It zeroes the row itself, so no block barrier
+/// is needed before, provided nothing else used this shared memory earlier in the kernel.
 template <int Warps, int ItemsPerThread>
 __device__ __forceinline__ void count_warp_digits(warp_digit_counts<Warps>& s, const unsigned (&digit)[ItemsPerThread]) {
   unsigned* row = s.counts[threadIdx.x / warp::warp_size];

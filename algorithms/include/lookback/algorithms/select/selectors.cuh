@@ -37,7 +37,7 @@ struct flags_selector {
   static constexpr std::size_t shared_bytes = sizeof(typename io<Policy>::storage);
 
   /// Whether a thread's run of flags is one or two whole 16-byte vectors: then it loads them itself,
-  /// already in the blocked arrangement, and a warp still reads contiguous memory.
+  /// already in the blocked arrangement; a warp's loads together still cover contiguous memory.
   template <class Policy>
   static constexpr bool direct_vectors = Policy::items_per_thread * sizeof(Flag) % 16 == 0 &&
                                          Policy::items_per_thread * sizeof(Flag) <= 32;

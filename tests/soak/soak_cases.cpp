@@ -140,11 +140,11 @@ void sort_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
     spec.begin_bit = static_cast<int>(uniform(0, bits - 1, rng));
     spec.end_bit = static_cast<int>(uniform(spec.begin_bit + 1, bits, rng));
   }
-  // CUB's single-tile kernel (inputs of up to 4864 items on sm_90) gives the two zeros of a descending
-  // sort +0.0's pattern, its onesweep (larger inputs) and ours -0.0's; a bit range shows the
-  // difference (README), so such cases draw sizes past that tile.
+  // Where CUB's single-tile sort places the zeros otherwise (test::cub_single_tile_sort_items), such
+  // cases draw sizes past that tile.
   const bool floating = spec.key == io::dtype::float32 || spec.key == io::dtype::float64;
-  if (floating && spec.descending && (spec.begin_bit > 0 || spec.end_bit < bits) && n <= 4864) n += 4865;
+  if (floating && spec.descending && (spec.begin_bit > 0 || spec.end_bit < bits) && n <= test::cub_single_tile_sort_items)
+    n += test::cub_single_tile_sort_items + 1;
   io::host_array keys = array_of(spec.key, n);
   if (coin(rng))
     fill_random_bits(keys.bytes, rng);

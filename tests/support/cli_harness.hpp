@@ -193,6 +193,42 @@ inline std::string npy_dict(const std::string& descr, const std::string& shape, 
   return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
 }
 
+// A .npy file the reader refuses, and what it says after the file's name.
+struct npy_rejection {
+  std::string name;
+  std::string contents;
+  std::string message;
+};
+
+// Every way the .npy reader refuses a file, around an array of 4-byte elements of `kind` ('i' or 'f')
+// and shape `dims` (one or two of them) that the command would otherwise take.
+inline std::vector<npy_rejection> npy_rejections(char kind, const std::vector<int>& dims) {
+  std::size_t elements = 1;
+  std::string inner;
+  for (const int d : dims) {
+    elements *= static_cast<std::size_t>(d);
+    inner += (inner.empty() ? "" : ", ") + std::to_string(d);
+  }
+  const std::string shape = dims.size() == 1 ? "(" + inner + ",)" : "(" + inner + ")";
+  const std::string three_d = "(" + std::string(dims.size() == 1 ? "1, 1, " : "1, ") + inner + ")";
+  const std::string descr = std::string("<") + kind + "4";
+  const std::string data(4 * elements, '\7');
+  return {
+      {"empty_file", "", "not a .npy file: too short (0 bytes)"},
+      {"header_past_end", std::string("\x93NUMPY\x01\x00", 8) + le16(1000) + "{'descr'", "header length 1000 runs past end of file"},
+      {"truncated_data", npy_with_header(npy_dict(descr, shape), data.substr(4)),
+       "truncated data: header says " + std::to_string(elements) + " elements"},
+      {"big_endian", npy_with_header(npy_dict(std::string(">") + kind + "4", shape), data),
+       std::string("big-endian dtype '>") + kind + "4' not supported"},
+      {"fortran_order", npy_with_header(npy_dict(descr, shape, "True"), data), "Fortran-order"},
+      {"object_dtype", npy_with_header(npy_dict("|O", shape), std::string(8 * elements, '\0')),
+       "object arrays ('|O') not supported"},
+      {"complex_dtype", npy_with_header(npy_dict("<c8", shape), std::string(8 * elements, '\0')),
+       "complex dtype '<c8' not supported"},
+      {"three_dimensional", npy_with_header(npy_dict(descr, three_d), data), "3-D array not supported"},
+  };
+}
+
 inline std::string read_file(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});

@@ -34,6 +34,11 @@ enum class distribution {
 
 io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std::mt19937_64& rng);
 
+/// The most keys cub::DeviceRadixSort sorts with its single-tile kernel (CUDA 13.0, sm_90). That
+/// kernel gives the two zeros of a descending float sort +0.0's pattern, its onesweep (larger inputs)
+/// and ours -0.0's: a bit range without the sign bit shows the difference (README).
+inline constexpr std::int64_t cub_single_tile_sort_items = 4864;
+
 /// The byte every GPU output is filled with before a run, so unwritten elements show.
 inline constexpr int poison_byte = 0xAB;
 

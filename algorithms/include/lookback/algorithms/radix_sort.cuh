@@ -109,9 +109,13 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   // Descriptors start "not ready" for every pass: zeroed once, then each pass publishes under its
   // own epoch (a reset a pass cost 25 us each at 2^28 keys on an H100).
   if (n > 0) LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_status, 0, status_array::bytes_for(tiles * radix_digits), stream));
+  const auto onesweep_pass = onesweep_kernel<onesweep, Key, Value, Descending, status_array>;
+  constexpr int shared_bytes = sizeof(onesweep_storage<onesweep, Key, Value>);
+  // Asked only for its side effect, cached per kernel and device: the limit raised past 48 KiB.
+  if (n > 0) lookback::detail::resident_blocks(onesweep_pass, onesweep::threads, shared_bytes);
   for (int p = 0; p < passes && n > 0; ++p) {
     const status_array status(d_status, tiles * radix_digits, static_cast<unsigned>(p));
-    onesweep_kernel<onesweep, Key, Value, Descending><<<static_cast<unsigned>(tiles), onesweep::threads, 0, stream>>>(
+    onesweep_pass<<<static_cast<unsigned>(tiles), onesweep::threads, shared_bytes, stream>>>(
         d_plan, p, n, pass_shift(p, begin_bit), pass_width(p, begin_bit, end_bit), d_bases + p * radix_digits, status,
         d_tile_counters + p);
     LOOKBACK_CUDA_TRY(cudaGetLastError());

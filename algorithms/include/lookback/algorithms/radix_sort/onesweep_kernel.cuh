@@ -1,17 +1,19 @@
 #pragma once
 // One digit pass of the Onesweep radix sort. A tile of keys, held warp-striped as their own bits (the
-// ordered pattern a digit comes from is recomputed where needed), is counted per warp and digit; those counts are published at once for later tiles' look-
-// backs (early counts) and scanned, so that ranking (radix_sort/warp_rank.cuh) hands each key its
-// final slot in the tile. Each digit's offset among earlier tiles comes from the chained look-back,
-// and the keys, staged in shared memory in sorted order, go out in runs of consecutive addresses.
-// Values are loaded only after the keys have gone, so they hold no registers during the ranking, and
-// follow their keys through the same staging.
+// ordered pattern a digit comes from is recomputed where needed), is counted per warp and digit; those
+// counts are published at once for later tiles' look-backs (early counts) and scanned, so that ranking
+// (radix_sort/warp_rank.cuh) hands each key its final slot in the tile, where it is staged at once.
+// Each digit's offset among earlier tiles comes from the chained look-back, and the keys, staged in
+// shared memory in sorted order, go out in runs of consecutive addresses. Values are loaded only after
+// the keys have gone, so they hold no registers during the ranking, and follow their keys through the
+// same staging.
 #include <lookback/algorithms/radix_sort/digit_lookback.cuh>
 #include <lookback/algorithms/radix_sort/key_bits.cuh>
 #include <lookback/algorithms/radix_sort/pass_plan.cuh>
 #include <lookback/algorithms/radix_sort/warp_rank.cuh>
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/thread/packed_fields.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 #include <lookback/primitives/warp/shuffle.cuh>
 
@@ -46,6 +48,22 @@ __device__ __forceinline__ void load_warp_striped(const T* d_tile, int valid, bo
   }
 }
 
+/// A digit pass's shared memory. The counts have their own space, not the staging's, so that each key
+/// goes to the staging as soon as it is ranked and no thread holds its slot through the whole tile
+/// (keys only); tiles past 48 KiB come from dynamic shared memory.
+template <class Policy, class Key, class Value>
+struct onesweep_storage {
+  static constexpr int warps = Policy::threads / warp::warp_size;
+  static constexpr bool has_values = !std::is_same_v<Value, no_value>;
+  static constexpr std::size_t staged_bytes =
+      Policy::tile_items * (has_values && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key));
+  alignas(16) unsigned char staged[staged_bytes];  // keys, then values, in sorted order
+  warp_digit_counts<warps> ranking;
+  unsigned digit_out[radix_digits];  // the digit's output position, less its first slot in the tile
+  typename block::scan<unsigned, Policy::threads>::storage scan;
+  unsigned tile_id;
+};
+
 template <class Policy, class Key, class Value, bool Descending, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     onesweep_kernel(const pass_plan* d_plan, int pass, std::int64_t n, int shift, int width, const unsigned* d_bases,
@@ -53,23 +71,12 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   constexpr int threads = Policy::threads;
   constexpr int items_per_thread = Policy::items_per_thread;
   constexpr int tile_items = Policy::tile_items;
-  constexpr int warps = threads / warp::warp_size;
   constexpr bool has_values = !std::is_same_v<Value, no_value>;
   using bits = bits_t<Key>;
   static_assert(threads >= radix_digits && threads % warp::warp_size == 0, "a thread per digit, whole warps");
-  constexpr std::size_t staged_bytes =
-      tile_items * (has_values && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key));
-  struct storage {
-    union {
-      alignas(16) unsigned char staged[staged_bytes];  // keys, then values, in sorted order
-      warp_digit_counts<warps> ranking;                // until the keys are staged
-    };
-    unsigned digit_out[radix_digits];  // the digit's output position, less its first slot in the tile
-    typename block::scan<unsigned, threads>::storage scan;
-    unsigned tile_id;
-  };
-  static_assert(sizeof(storage) <= 48 * 1024, "static shared memory");
-  __shared__ storage s;
+  using storage = onesweep_storage<Policy, Key, Value>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  storage& s = *reinterpret_cast<storage*>(shared_bytes);
 
   if (d_plan->skip[pass]) return;
   const auto* d_keys_in = static_cast<const Key*>(d_plan->key_src[pass]);
@@ -87,12 +94,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   bits keys[items_per_thread];
   load_warp_striped(reinterpret_cast<const bits*>(d_keys_in + base), valid, full,
                     key_bits_of<Key, Descending>(static_cast<bits>(~bits{0})), keys);
-  unsigned digit[items_per_thread];
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) digit[k] = digit_of(ordered_pattern<Key, Descending>(keys[k]), shift, width);
+  // Recomputed where needed rather than held: registers are what limits the tile.
+  const auto digit = [&](int k) { return digit_of(ordered_pattern<Key, Descending>(keys[k]), shift, width); };
 
   // Early counts: published before ranking, so that later tiles' look-backs find them sooner.
-  count_warp_digits(s.ranking, digit);
+  count_warp_digits<items_per_thread>(s.ranking, digit);
   __syncthreads();
   const int d = static_cast<int>(threadIdx.x);
   const unsigned count = d < radix_digits ? exclusive_over_warps(s.ranking, d) : 0u;
@@ -102,27 +108,31 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   if (d < radix_digits) add_digit_start(s.ranking, d, start);
   __syncthreads();
 
-  unsigned slot[items_per_thread];
-  rank_in_warp(s.ranking, digit, slot);
-  __syncthreads();  // the staging overwrites the counts
-
+  bits* staged_keys = reinterpret_cast<bits*>(s.staged);
+  // Slots and digits held for the values, packed: registers are what limits the tile.
+  static_assert(tile_items <= 1 << 16, "slots of 16 bits");
+  [[maybe_unused]] thread::packed_fields<16, items_per_thread> slots;
+  const unsigned lanes_up_to_me = warp::lanes_up_to_me();
 #pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) reinterpret_cast<bits*>(s.staged)[slot[k]] = keys[k];
-  // The look-back's waits overlap other warps' staging.
+  for (int k = 0; k < items_per_thread; ++k) {
+    const unsigned slot = rank_in_warp<Policy::inline_votes>(s.ranking, digit(k), lanes_up_to_me);
+    staged_keys[slot] = keys[k];
+    if constexpr (has_values) slots.set(k, slot);
+  }
+  // The look-back's waits overlap other warps' ranking.
   if (d < radix_digits) {
     const unsigned before = digit_exclusive_count<Policy::initial_delay_ns>(tiles, tile, d, radix_digits, count);
     s.digit_out[d] = d_bases[d] + before - start;
   }
   __syncthreads();
 
-  const bits* staged_keys = reinterpret_cast<const bits*>(s.staged);
-  [[maybe_unused]] unsigned staged_digit[items_per_thread];
+  [[maybe_unused]] thread::packed_fields<radix_bits, items_per_thread> staged_digits;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const int i = k * threads + d;
     const bits b = staged_keys[i];
     const unsigned sd = digit_of(ordered_pattern<Key, Descending>(b), shift, width);
-    if constexpr (has_values) staged_digit[k] = sd;
+    if constexpr (has_values) staged_digits.set(k, sd);
     if (full || i < valid) d_keys_out[s.digit_out[sd] + i] = b;
   }
 
@@ -134,12 +144,12 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     __syncthreads();
     Value* staged_values = reinterpret_cast<Value*>(s.staged);
 #pragma unroll
-    for (int k = 0; k < items_per_thread; ++k) staged_values[slot[k]] = values[k];
+    for (int k = 0; k < items_per_thread; ++k) staged_values[slots.get(k)] = values[k];
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < items_per_thread; ++k) {
       const int i = k * threads + d;
-      if (full || i < valid) d_values_out[s.digit_out[staged_digit[k]] + i] = staged_values[i];
+      if (full || i < valid) d_values_out[s.digit_out[staged_digits.get(k)] + i] = staged_values[i];
     }
   }
 }

@@ -46,6 +46,22 @@ struct flags_selector {
   __device__ __forceinline__ void decide(std::int64_t base, int valid, const T (&)[Policy::items_per_thread],
                                          bool (&keep)[Policy::items_per_thread], void* shared) const {
     Flag flags[Policy::items_per_thread];
+    if (!load_own_vectors<Policy>(base, valid, flags)) {
+      // The flags stage where the items just did; with another item size the warps' regions overlap,
+      // so every warp must be done reading its items first.
+      if constexpr (sizeof(Flag) != sizeof(T)) __syncthreads();
+      io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
+                       Policy::vector_access && aligned);
+    }
+#pragma unroll
+    for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = flags[k] != Flag{};
+  }
+
+  /// Loads the thread's flags as whole vectors where direct_vectors allows and the tile is full (the
+  /// same answer for the whole block); false where the staged load must do it.
+  template <class Policy>
+  __device__ __forceinline__ bool load_own_vectors(std::int64_t base, int valid,
+                                                   Flag (&flags)[Policy::items_per_thread]) const {
     if constexpr (direct_vectors<Policy>) {
       if (Policy::vector_access && aligned && valid == Policy::tile_items) {
         using vec = thread::vector16<Flag>;
@@ -56,18 +72,10 @@ struct flags_selector {
 #pragma unroll
           for (int c = 0; c < vec::size; ++c) flags[v * vec::size + c] = x.items[c];
         }
-#pragma unroll
-        for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = flags[k] != Flag{};
-        return;
+        return true;
       }
     }
-    // The flags stage where the items just did; with another item size the warps' regions overlap, so
-    // every warp must be done reading its items first.
-    if constexpr (sizeof(Flag) != sizeof(T)) __syncthreads();
-    io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
-                     Policy::vector_access && aligned);
-#pragma unroll
-    for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = flags[k] != Flag{};
+    return false;
   }
 };
 

@@ -11,6 +11,13 @@ inline constexpr int warp_size = 32;
 
 __device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x) & (warp_size - 1); }
 
+/// The mask of this lane and the lanes below it.
+__device__ __forceinline__ unsigned lanes_up_to_me() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(mask));
+  return mask;
+}
+
 namespace detail {
 template <class T, class Shuffle>
 __device__ __forceinline__ T shuffle_words(const T& value, Shuffle shuffle) {

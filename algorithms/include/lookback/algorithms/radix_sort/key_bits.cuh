@@ -53,7 +53,8 @@ __host__ __device__ __forceinline__ bits_t<Key> ordered_bits(Key key) {
   return ordered_pattern<Key, Descending>(b);
 }
 
-/// The key bits whose ordered pattern is `ordered` (one of them, where the two zeros share it). A digit pass fills the end of its last tile with the key of the largest pattern.
+/// The key bits whose ordered pattern is `ordered` (one of them, where the two zeros share it). A
+/// digit pass fills the end of its last tile with the key of the largest pattern.
 template <class Key, bool Descending>
 __host__ __device__ __forceinline__ bits_t<Key> key_bits_of(bits_t<Key> ordered) {
   using bits = bits_t<Key>;

@@ -10,6 +10,9 @@
 
 #include <memory>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace lookback::cli {
 
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
@@ -26,6 +29,75 @@ io::host_array load_array(const std::filesystem::path& path, const std::string& 
   return io::read_raw(path, *type);
 }
 
+array_file::array_file(const std::filesystem::path& p, const std::string& raw_dtype, const std::string& dtype_option)
+    : path(p) {
+  if (io::extension_lower(path) == ".npy") {
+    if (!raw_dtype.empty())
+      throw cli_error(exit_code::usage, dtype_option + " applies to raw input only; " + path.string() + " is a .npy file");
+    io::npy_layout layout = io::read_npy_layout(path);
+    type = layout.type;
+    shape = std::move(layout.shape);
+    data_offset = layout.data_offset;
+  } else {
+    if (raw_dtype.empty())
+      throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give " + dtype_option + " to read it as raw elements");
+    const auto t = io::parse_dtype(raw_dtype);
+    if (!t) throw cli_error(exit_code::usage, dtype_option + ": unknown dtype '" + raw_dtype + "'");
+    type = *t;
+    const io::input_file in = io::open_input(path);
+    const std::size_t width = io::dtype_size(type);
+    if (in.size % width != 0)
+      throw io::io_error(io::error_kind::data_error, path,
+                         "size " + std::to_string(in.size) + " bytes is not a multiple of " +
+                             std::string(io::dtype_name(type)) + "'s " + std::to_string(width) + " bytes");
+    shape = {static_cast<std::int64_t>(in.size / width)};
+  }
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw io::io_error(io::error_kind::no_input, path, "cannot open for reading");
+}
+
+array_file::~array_file() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::int64_t array_file::size() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+pipelines::file_source array_file::source() const {
+  return {fd_, path.string(), data_offset, size(), io::dtype_size(type)};
+}
+
+array_output::array_output(const std::filesystem::path& path, io::dtype type, const std::vector<std::int64_t>& shape)
+    : file_(path), type_(type), npy_(io::extension_lower(path) == ".npy") {
+  if (npy_) {
+    const std::string header = io::npy_header_for(type, shape);
+    header_bytes_ = header.size();
+    file_.write(header);
+  }
+}
+
+pipelines::file_sink array_output::sink() const {
+  return {file_.descriptor(), file_.path().string(), header_bytes_, io::dtype_size(type_)};
+}
+
+void array_output::commit(const std::vector<std::int64_t>& shape) {
+  if (npy_) {
+    const std::string header = io::npy_header_for(type_, shape, header_bytes_);
+    pipelines::file_sink(file_.descriptor(), file_.path().string(), 0, 1)
+        .write(0, static_cast<std::int64_t>(header.size()), header.data());
+  }
+  file_.commit();
+}
+
+void require_numeric(const std::filesystem::path& path, io::dtype type) {
+  if (!typed::is_numeric(type))
+    throw cli_error(exit_code::data_error, path.string() + ": dtype " + std::string(io::dtype_name(type)) +
+                                               " is not supported (supported: " + typed::numeric_dtype_list() + ")");
+}
+
 void require_dtype(const std::filesystem::path& path, const io::host_array& array, bool (*accepted)(io::dtype),
                    const std::string& supported, const std::string& role) {
   if (!accepted(array.type))
@@ -34,7 +106,7 @@ void require_dtype(const std::filesystem::path& path, const io::host_array& arra
 }
 
 void require_numeric(const std::filesystem::path& path, const io::host_array& array) {
-  require_dtype(path, array, typed::is_numeric, typed::numeric_dtype_list());
+  require_numeric(path, array.type);
 }
 
 void save_array(const std::filesystem::path& output, const io::host_array& array,

@@ -47,32 +47,21 @@ op_result run_backend(const io::host_array& input, io::host_array output, backen
 }
 }  // namespace
 
-op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify) {
-  const std::int64_t n = input.size();
-  return run_backend(
-      input, io::host_array{input.type, {1}, std::vector<std::byte>(io::dtype_size(input.type))}, b, verify,
-      [&](void* out) { typed::reduce_cpu(input.type, op, input.bytes.data(), out, n); },
-      [&](typed::implementation impl, void* d_temp, std::size_t& bytes, const void* d_in, void* d_out, cudaStream_t s) {
-        typed::reduce(impl, input.type, op, d_temp, bytes, d_in, d_out, n, s);
-      },
-      [&](const void* expected, const void* actual) {
-        return typed::reduce_mismatch(input.type, op, input.bytes.data(), n, expected, actual);
-      },
-      "reduce " + std::string(typed::op_name(op)));
+op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify, const memory_caps& caps) {
+  pipelines::host_source in(input.bytes.data(), input.size(), io::dtype_size(input.type));
+  io::host_array out{input.type, {1}, std::vector<std::byte>(io::dtype_size(input.type))};
+  const streamed r = reduce_streamed(input.type, op, in, out.bytes.data(), {b, verify, caps, {}});
+  return {out, r.verified};
 }
 
-op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify) {
-  const std::int64_t n = input.size();
-  return run_backend(
-      input, io::host_array{input.type, input.shape, std::vector<std::byte>(input.bytes.size())}, b, verify,
-      [&](void* out) { typed::scan_cpu(spec, input.bytes.data(), out, n); },
-      [&](typed::implementation impl, void* d_temp, std::size_t& bytes, const void* d_in, void* d_out, cudaStream_t s) {
-        typed::scan(impl, spec, d_temp, bytes, d_in, d_out, n, s);
-      },
-      [&](const void* expected, const void* actual) {
-        return typed::first_scan_mismatch(spec, input.bytes.data(), expected, actual, n);
-      },
-      describe(spec) + " scan");
+op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify,
+                     const memory_caps& caps) {
+  const std::size_t width = io::dtype_size(input.type);
+  pipelines::host_source in(input.bytes.data(), input.size(), width);
+  io::host_array out{input.type, input.shape, std::vector<std::byte>(input.bytes.size())};
+  pipelines::host_sink sink(out.bytes.data(), width);
+  const streamed r = scan_streamed(spec, in, sink, {b, verify, caps, {}});
+  return {out, r.verified};
 }
 
 std::vector<std::uint64_t> widen(const io::host_array& counts) {
@@ -82,28 +71,13 @@ std::vector<std::uint64_t> widen(const io::host_array& counts) {
   return out;
 }
 
-op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify) {
-  const int bins = spec.num_bins;
-  const std::int64_t n = samples.size();
-  const std::size_t bytes = static_cast<std::size_t>(bins) * io::dtype_size(spec.counter);
-  const auto as_counts = [&](const void* p) {
-    io::host_array a{spec.counter, {bins}, {}};
-    a.bytes.assign(static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + bytes);
-    return widen(a);
-  };
-  return run_backend(
-      samples, io::host_array{spec.counter, {bins}, std::vector<std::byte>(bytes)}, b, verify,
-      [&](void* out) { typed::histogram_even_cpu(spec, samples.bytes.data(), n, out); },
-      [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
-        typed::histogram_even(impl, spec, d_temp, temp, d_in, n, d_out, s);
-      },
-      [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
-        const auto want = as_counts(expected), got = as_counts(actual);
-        for (int i = 0; i < bins; ++i)
-          if (want[i] != got[i]) return typed::mismatch{i, std::to_string(want[i]), std::to_string(got[i])};
-        return std::nullopt;
-      },
-      "histogram");
+op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify,
+                          const memory_caps& caps) {
+  pipelines::host_source in(samples.bytes.data(), samples.size(), io::dtype_size(samples.type));
+  io::host_array out{spec.counter, {spec.num_bins},
+                     std::vector<std::byte>(static_cast<std::size_t>(spec.num_bins) * io::dtype_size(spec.counter))};
+  const streamed r = histogram_streamed(spec, in, out.bytes.data(), {b, verify, caps, {}});
+  return {out, r.verified};
 }
 
 namespace {
@@ -134,53 +108,18 @@ io::host_array part_of(const std::vector<std::byte>& bytes, std::size_t at, io::
 }
 }  // namespace
 
-// run_backend moves one input and one output buffer; compaction packs its values and flags into the
-// one, and its kept items and their count into the other.
 op_result compact_array(const io::host_array& values, const typed::select_spec& spec,
-                        const std::vector<std::uint8_t>& flags, backend b, bool verify) {
+                        const std::vector<std::uint8_t>& flags, backend b, bool verify, const memory_caps& caps) {
   const std::int64_t n = values.size();
   const std::size_t width = io::dtype_size(values.type);
-  // The flags follow the values in the input, the count follows the n slots for kept items in the output.
-  const std::size_t flags_at = second_part(values.bytes.size()), count_at = flags_at;
-  const io::host_array flagged = spec.flagged ? packed(values, flags.data(), flags.size()) : io::host_array{};
-  const auto count_in = [&](const void* out) {
-    std::int64_t count = 0;
-    std::memcpy(&count, static_cast<const std::byte*>(out) + count_at, sizeof count);
-    return std::clamp<std::int64_t>(count, 0, n);  // a broken kernel's count must not read past the buffer
-  };
-  const auto element = [&](const void* out, std::int64_t i) {
-    return typed::format_scalar(typed::load_scalar(values.type, static_cast<const std::byte*>(out) + i * width));
-  };
-  op_result r = run_backend(
-      spec.flagged ? flagged : values,
-      io::host_array{values.type, {n}, std::vector<std::byte>(count_at + sizeof(std::int64_t))}, b, verify,
-      [&](void* out) {
-        const std::int64_t kept = typed::select_cpu(spec, values.bytes.data(), flags.data(), out, n);
-        std::memcpy(static_cast<std::byte*>(out) + count_at, &kept, sizeof kept);
-      },
-      [&](typed::implementation impl, void* d_temp, std::size_t& temp, const void* d_in, void* d_out, cudaStream_t s) {
-        const auto* in = static_cast<const std::byte*>(d_in);
-        auto* out = static_cast<std::byte*>(d_out);
-        const auto* d_flags = spec.flagged ? reinterpret_cast<const std::uint8_t*>(part_at(in, flags_at)) : nullptr;
-        typed::select(impl, spec, d_temp, temp, d_in, d_flags, out,
-                      reinterpret_cast<std::int64_t*>(part_at(out, count_at)), n, s);
-      },
-      // Compaction only moves values, so CUB's and ours must agree bit for bit (NaNs included).
-      [&](const void* expected, const void* actual) -> std::optional<typed::mismatch> {
-        const std::int64_t want = count_in(expected), got = count_in(actual);
-        const auto* e = static_cast<const std::byte*>(expected);
-        const auto* a = static_cast<const std::byte*>(actual);
-        for (std::int64_t i = 0; i < std::min(want, got); ++i)
-          if (std::memcmp(e + i * width, a + i * width, width) != 0) return typed::mismatch{i, element(e, i), element(a, i)};
-        if (want != got)
-          return typed::mismatch{std::min(want, got), std::to_string(want) + " kept", std::to_string(got) + " kept"};
-        return std::nullopt;
-      },
-      "compact " + describe(spec));
-  const std::int64_t kept = count_in(r.output.bytes.data());
-  r.output.shape = {kept};
-  r.output.bytes.resize(static_cast<std::size_t>(kept) * width);
-  return r;
+  pipelines::host_source in(values.bytes.data(), n, width);
+  pipelines::host_source flag_source(flags.data(), spec.flagged ? n : 0, 1);
+  io::host_array out{values.type, {n}, std::vector<std::byte>(values.bytes.size())};
+  pipelines::host_sink sink(out.bytes.data(), width);
+  const streamed r = compact_streamed(spec, in, spec.flagged ? &flag_source : nullptr, sink, {b, verify, caps, {}});
+  out.shape = {r.kept};
+  out.bytes.resize(static_cast<std::size_t>(r.kept) * width);
+  return {out, r.verified};
 }
 
 // Pairs pack their keys and values into each buffer, the values at second_part of the keys.

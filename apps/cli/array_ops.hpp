@@ -1,6 +1,7 @@
 #pragma once
 // Reduce, scan, histogram, compaction and sort of loaded arrays on the chosen backend, shared by their
 // commands and the demo.
+#include "cli/array_stream.hpp"
 #include "cli/backend.hpp"
 #include "cli/gpu_run.hpp"
 #include "io/array.hpp"
@@ -22,19 +23,22 @@ struct op_result {
 
 /// The reduction as a one-element array of the input's dtype. A --verify mismatch throws (exit code
 /// software) before anything is written.
-op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify);
+op_result reduce_array(const io::host_array& input, typed::op_kind op, backend b, bool verify,
+                       const memory_caps& caps = {});
 
 /// The scan, with the input's dtype and shape; a --verify mismatch throws likewise.
-op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify);
+op_result scan_array(const io::host_array& input, const typed::scan_spec& spec, backend b, bool verify,
+                     const memory_caps& caps = {});
 
 /// The even histogram of `samples` per `spec` (counter dtype, num_bins elements); a --verify mismatch
 /// throws likewise.
-op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify);
+op_result histogram_array(const io::host_array& samples, const typed::histogram_spec& spec, backend b, bool verify,
+                          const memory_caps& caps = {});
 
 /// The items of `values` (in C order) that `spec` keeps, as a 1-D array of their dtype; kept by `flags`
 /// (one 0 or 1 per value) when spec.flagged. A --verify mismatch throws likewise.
 op_result compact_array(const io::host_array& values, const typed::select_spec& spec,
-                        const std::vector<std::uint8_t>& flags, backend b, bool verify);
+                        const std::vector<std::uint8_t>& flags, backend b, bool verify, const memory_caps& caps = {});
 
 struct sort_result {
   io::host_array keys;

@@ -1,7 +1,9 @@
 #include "cli/common_options.hpp"
 
+#include "cli/array_stream.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/progress_bar.hpp"
 #include "typed/gpu_probe.hpp"
 
 #include <iostream>
@@ -14,6 +16,39 @@ void add_common_options(po::options_description& desc, common_options& common) {
       ("backend", po::value(&common.backend)->default_value("auto"), "auto | gpu | cpu")
       ("verify", po::bool_switch(&common.verify), "also run the CUB equivalent on the GPU, compare, print both times")
       ("dtype", po::value(&common.dtype), "element type of raw (non-.npy) input: int32, uint32, int64, uint64, float32, float64");
+}
+
+void add_memory_options(po::options_description& desc, memory_options& memory) {
+  desc.add_options()
+      ("device-memory-limit", po::value(&memory.device),
+       "most device memory to take (64MiB, 2GiB, 0.5GB...; default: what is free); larger inputs stream in chunks")
+      ("host-memory-limit", po::value(&memory.host),
+       "most host memory for staging and buffers (default: a quarter of the machine's)");
+}
+
+memory_caps parse_memory_options(const memory_options& memory) {
+  memory_caps caps;
+  const auto parse = [](const std::string& text, const char* option) -> std::size_t {
+    if (text.empty()) return 0;
+    const auto bytes = parse_byte_size(text);
+    if (!bytes)
+      throw cli_error(exit_code::usage, std::string(option) + ": '" + text +
+                                            "' is not a size (a positive number with B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)");
+    return *bytes;
+  };
+  caps.device_bytes = parse(memory.device, "--device-memory-limit");
+  caps.host_bytes = parse(memory.host, "--host-memory-limit");
+  return caps;
+}
+
+stream_settings stream_settings_for(backend b, const common_options& common, const memory_options& memory,
+                                    progress_bar* bar) {
+  stream_settings s;
+  s.b = b;
+  s.verify = common.verify;
+  s.caps = parse_memory_options(memory);
+  if (bar != nullptr) s.progress = [bar](std::int64_t done, std::int64_t) { bar->update(done); };
+  return s;
 }
 
 std::optional<po::variables_map> parse_options(const std::vector<std::string>& args, const po::options_description& desc,

@@ -21,6 +21,24 @@ struct common_options {
 
 void add_common_options(po::options_description& desc, common_options& common);
 
+struct memory_caps;
+struct stream_settings;
+
+/// --device-memory-limit and --host-memory-limit of the streamed array commands, as given.
+struct memory_options {
+  std::string device;
+  std::string host;
+};
+void add_memory_options(po::options_description& desc, memory_options& memory);
+/// The caps they set (zero where not given); a malformed size is a usage error.
+memory_caps parse_memory_options(const memory_options& memory);
+
+/// The streamed commands' settings, with a progress bar's update as the progress callback (`bar` may
+/// be null).
+class progress_bar;
+stream_settings stream_settings_for(backend b, const common_options& common, const memory_options& memory,
+                                    progress_bar* bar);
+
 /// Parses `args` (the words after the subcommand). Returns nullopt when --help was asked for, after
 /// printing `usage` and `desc` to stdout. `hidden` options (not in the help) take the `positional`
 /// words.

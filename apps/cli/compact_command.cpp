@@ -1,46 +1,63 @@
 #include "cli/array_files.hpp"
+#include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
 #include "typed/select_ops.hpp"
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 namespace lookback::cli {
 namespace {
 
-/// One 0 or 1 per value. The flags must have the values' shape: NumPy's rule for a boolean mask, so a
-/// mask means here what it means in x[mask].
-std::vector<std::uint8_t> load_flags(const std::string& path, const std::string& raw_dtype,
-                                     const std::string& values_path, const io::host_array& values) {
-  const io::host_array flags = load_array(path, raw_dtype, "--flags-dtype");
+/// The flags file's items as one 0 or 1 per value, converted chunk by chunk as the pipeline reads
+/// them. The flags must have the values' shape: NumPy's rule for a boolean mask, so a mask means here
+/// what it means in x[mask].
+class nonzero_flags final : public pipelines::source {
+ public:
+  explicit nonzero_flags(const array_file& file) : file_(file.source()), width_(io::dtype_size(file.type)) {}
+  std::int64_t size() const override { return file_.size(); }
+  std::size_t item_bytes() const override { return 1; }
+  void read(std::int64_t first, std::int64_t count, void* dst) override {
+    std::vector<std::byte> raw(static_cast<std::size_t>(count) * width_);
+    file_.read(first, count, raw.data());
+    auto* out = static_cast<std::uint8_t*>(dst);
+    // An integer is nonzero exactly when one of its bytes is, whatever its width and signedness.
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+      const std::byte* item = raw.data() + i * width_;
+      out[i] = std::any_of(item, item + width_, [](std::byte b) { return b != std::byte{0}; }) ? 1 : 0;
+    }
+  }
+
+ private:
+  pipelines::file_source file_;
+  std::size_t width_;
+};
+
+void check_flags(const array_file& flags, const array_file& values) {
   // A float's sign bit makes -0.0 look nonzero byte by byte; floats are not flags anyway.
   if (flags.type == io::dtype::float32 || flags.type == io::dtype::float64)
     throw cli_error(exit_code::data_error,
-                    path + ": flags dtype " + std::string(io::dtype_name(flags.type)) +
+                    flags.path.string() + ": flags dtype " + std::string(io::dtype_name(flags.type)) +
                         " is not supported (supported: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64)");
   if (flags.shape != values.shape)
-    throw cli_error(exit_code::data_error, path + ": flags of shape " + io::shape_string(flags.shape) +
+    throw cli_error(exit_code::data_error, flags.path.string() + ": flags of shape " + io::shape_string(flags.shape) +
                                                " do not match the values' shape " + io::shape_string(values.shape) +
-                                               " in " + values_path);
-  // An integer is nonzero exactly when one of its bytes is, whatever its width and signedness.
-  const std::size_t width = io::dtype_size(flags.type);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(flags.size()));
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const std::byte* first = flags.bytes.data() + i * width;
-    bytes[i] = std::any_of(first, first + width, [](std::byte b) { return b != std::byte{0}; }) ? 1 : 0;
-  }
-  return bytes;
+                                               " in " + values.path.string());
 }
 
 }  // namespace
 
 int compact_command(const args& a) {
   common_options common;
+  memory_options memory;
   std::string input, output, flags_path, flags_dtype, predicate;
   po::options_description desc("compact options");
   desc.add_options()
@@ -50,6 +67,7 @@ int compact_command(const args& a) {
       ("flags-dtype", po::value(&flags_dtype), "element type of raw (non-.npy) --flags")
       ("predicate", po::value(&predicate), "keep values that are: nonzero | gt:V | ge:V | lt:V | le:V | eq:V | ne:V");
   add_common_options(desc, common);
+  add_memory_options(desc, memory);
   const auto vm = parse_options(a, desc, "lookback compact -i X.npy -o Y.npy (--flags F.npy | --predicate P)");
   if (!vm) return exit_code::ok;
 
@@ -61,20 +79,30 @@ int compact_command(const args& a) {
   io::refuse_same_file(input, output);
   if (by_flags) io::refuse_same_file(flags_path, output);
   const backend b = resolve_backend(common);
-  const io::host_array values = load_array(input, common.dtype);
-  require_numeric(input, values);
+  const array_file values(input, common.dtype);
+  require_numeric(input, values.type);
 
   typed::select_spec spec{values.type, by_flags, typed::compare_kind::nonzero, {}};
-  std::vector<std::uint8_t> flags;
-  if (by_flags)
-    flags = load_flags(flags_path, flags_dtype, input, values);
-  else if (const auto problem = typed::parse_predicate(values.type, predicate, spec))
+  std::optional<array_file> flags;
+  if (by_flags) {
+    flags.emplace(flags_path, flags_dtype, "--flags-dtype");
+    check_flags(*flags, values);
+  } else if (const auto problem = typed::parse_predicate(values.type, predicate, spec)) {
     throw cli_error(exit_code::usage, "--predicate: " + *problem);
+  }
 
-  const op_result r = compact_array(values, spec, flags, b, common.verify);
-  save_array(output, r.output, input);
-  std::cout << "compact " << describe(spec) << ": kept " << r.output.size() << " of " << values.size() << " "
-            << io::dtype_name(values.type) << " elements -> " << output << "\n";
+  const std::size_t width = io::dtype_size(values.type);
+  array_output out(output, values.type, {values.size()});
+  progress_bar bar("lookback compact", values.size(), static_cast<std::uint64_t>(values.size()) * width >= long_run_bytes);
+  pipelines::file_source source = values.source();
+  std::optional<nonzero_flags> flag_source;
+  if (flags) flag_source.emplace(*flags);
+  pipelines::file_sink sink = out.sink();
+  const streamed r = compact_streamed(spec, source, flag_source ? &*flag_source : nullptr, sink,
+                                      stream_settings_for(b, common, memory, &bar));
+  out.commit({r.kept});
+  std::cout << "compact " << describe(spec) << ": kept " << r.kept << " of " << values.size() << " "
+            << io::dtype_name(values.type) << " elements -> " << output << " (" << describe_plan(r.plan, width) << ")\n";
   if (r.verified) std::cout << verification_line(*r.verified, "compact " + describe(spec)) << "\n";
   return exit_code::ok;
 }

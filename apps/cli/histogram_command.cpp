@@ -1,4 +1,5 @@
 #include "cli/array_files.hpp"
+#include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
 #include "cli/bar_chart.hpp"
 #include "cli/cli_error.hpp"
@@ -7,6 +8,7 @@
 #include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_run.hpp"
+#include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "typed/histogram_ops.hpp"
@@ -18,6 +20,7 @@
 #include <cctype>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 namespace lookback::cli {
 namespace {
@@ -92,6 +95,7 @@ std::vector<std::uint64_t> gpu_queries(const io::host_array& counts, const std::
 
 int histogram_command(const args& a) {
   common_options common;
+  memory_options memory;
   std::string input, output, range_text, counter_text = "uint64", queries_file;
   std::vector<std::string> query_texts;
   int bins = 0;
@@ -107,6 +111,7 @@ int histogram_command(const args& a) {
       ("queries", po::value(&queries_file), "(k, 2) int .npy of A, B bin pairs")
       ("chart", po::bool_switch(&chart), "print a bar chart of the histogram");
   add_common_options(desc, common);
+  add_memory_options(desc, memory);
   if (!parse_options(a, desc, "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--query A:B ...] [--chart]"))
     return exit_code::ok;
 
@@ -127,7 +132,7 @@ int histogram_command(const args& a) {
   const backend b = resolve_backend(common);
   if (!queries_file.empty()) append_query_file(queries_file, bins, queries);
 
-  const io::host_array samples = load_array(input, common.dtype);
+  const array_file samples(input, common.dtype);
   if (!typed::is_histogram_sample(samples.type))
     throw cli_error(exit_code::data_error, input + ": dtype " + std::string(io::dtype_name(samples.type)) +
                                                " is not supported (supported: " + typed::histogram_sample_list() + ")");
@@ -135,16 +140,27 @@ int histogram_command(const args& a) {
   if (const std::string problem = typed::histogram_spec_problem(spec); !problem.empty())
     throw cli_error(exit_code::usage, problem);
 
-  const op_result r = histogram_array(samples, spec, b, common.verify);
-  const io::host_array& counts = r.output;
-  if (!output.empty()) save_array(output, counts, input);
+  io::host_array counts{spec.counter, {bins},
+                        std::vector<std::byte>(static_cast<std::size_t>(bins) * io::dtype_size(spec.counter))};
+  std::optional<array_output> out;
+  if (!output.empty()) out.emplace(output, spec.counter, counts.shape);
+  const std::size_t width = io::dtype_size(samples.type);
+  progress_bar bar("lookback histogram", samples.size(),
+                   static_cast<std::uint64_t>(samples.size()) * width >= long_run_bytes);
+  pipelines::file_source source = samples.source();
+  const streamed r = histogram_streamed(spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, &bar));
+  if (out) {
+    pipelines::file_sink sink = out->sink();
+    sink.write(0, bins, counts.bytes.data());
+    out->commit(counts.shape);
+  }
 
   const std::vector<std::uint64_t> wide = widen(counts);
   std::uint64_t counted = 0;
   for (const std::uint64_t c : wide) counted += c;
   std::cout << "histogram of " << samples.size() << " " << io::dtype_name(samples.type) << " samples into " << bins
             << " bins over [" << spec.lower << ", " << spec.upper << "): " << counted << " counted, "
-            << static_cast<std::uint64_t>(samples.size()) - counted << " dropped\n";
+            << static_cast<std::uint64_t>(samples.size()) - counted << " dropped (" << describe_plan(r.plan, width) << ")\n";
   if (!queries.empty()) {
     const std::vector<std::uint64_t> answers =
         b == backend::gpu ? gpu_queries(counts, queries) : typed::range_counts_cpu(spec.counter, counts.bytes.data(), bins, queries);

@@ -4,6 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "io/io_error.hpp"
 
+#include <lookback/pipelines/stream_error.hpp>
 #include <lookback/primitives/error.cuh>
 
 #include <cstring>
@@ -54,6 +55,18 @@ int main(int argc, char** argv) {
       return report(where, e.what(), e.exit_code());
     } catch (const lookback::io::io_error& e) {
       return report(where, e.what(), exit_code_for(e.kind()));
+    } catch (const lookback::pipelines::stream_error& e) {
+      using kind = lookback::pipelines::stream_error::kind;
+      switch (e.what_failed()) {
+        case kind::read:
+        case kind::write: return report(where, e.what(), exit_code::io_error);
+        case kind::budget: return report(where, e.what(), exit_code::usage);
+        case kind::device:
+          if (e.cuda_code() == cudaErrorMemoryAllocation)
+            return report(where, std::string("out of device memory: ") + e.what(), exit_code::os_error);
+          return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
+      }
+      return report(where, e.what(), exit_code::software);
     } catch (const lookback::cuda_error& e) {
       // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still
       // counts as out of memory, not as a failure of ours.

@@ -6,6 +6,9 @@
 
 namespace lookback::cli {
 
+/// Inputs from this size on take seconds even from the page cache: the streamed commands show a bar.
+inline constexpr std::uint64_t long_run_bytes = std::uint64_t{4} << 30;
+
 class progress_bar {
  public:
   /// Draws nothing unless `wanted` and stderr is a terminal.

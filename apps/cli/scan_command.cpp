@@ -1,9 +1,11 @@
 #include "cli/array_files.hpp"
+#include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
 
 #include <iostream>
@@ -12,6 +14,7 @@ namespace lookback::cli {
 
 int scan_command(const args& a) {
   common_options common;
+  memory_options memory;
   std::string input, output, op_text = "sum", init_text;
   bool inclusive = false;
   po::options_description desc("scan options");
@@ -22,6 +25,7 @@ int scan_command(const args& a) {
       ("op", po::value(&op_text)->default_value("sum"), "sum | min | max")
       ("init", po::value(&init_text), "initial value of an exclusive scan (default: the operator's identity)");
   add_common_options(desc, common);
+  add_memory_options(desc, memory);
   const auto vm = parse_options(a, desc, "lookback scan -i X.npy -o Y.npy [--inclusive] [--op sum|min|max] [--init V]");
   if (!vm) return exit_code::ok;
 
@@ -32,21 +36,26 @@ int scan_command(const args& a) {
   if (inclusive && has_init) throw cli_error(exit_code::usage, "--init applies to exclusive scans only");
   io::refuse_same_file(input, output);
   const backend b = resolve_backend(common);
-  const io::host_array array = load_array(input, common.dtype);
-  require_numeric(input, array);
-  spec.type = array.type;
-  spec.init = typed::identity(array.type, spec.op);
+  const array_file in(input, common.dtype);
+  require_numeric(input, in.type);
+  spec.type = in.type;
+  spec.init = typed::identity(in.type, spec.op);
   if (has_init) {
-    const auto init = typed::parse_scalar(array.type, init_text);
+    const auto init = typed::parse_scalar(in.type, init_text);
     if (!init)
       throw cli_error(exit_code::usage, "--init: '" + init_text + "' is not a valid " +
-                                            std::string(io::dtype_name(array.type)) + " value");
+                                            std::string(io::dtype_name(in.type)) + " value");
     spec.init = *init;
   }
-  const op_result r = scan_array(array, spec, b, common.verify);
-  save_array(output, r.output, input);
-  std::cout << describe(spec) << " scan of " << array.size() << " " << io::dtype_name(array.type) << " elements -> "
-            << output << "\n";
+  const std::size_t width = io::dtype_size(in.type);
+  array_output out(output, in.type, in.shape);
+  progress_bar bar("lookback scan", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
+  pipelines::file_source source = in.source();
+  pipelines::file_sink sink = out.sink();
+  const streamed r = scan_streamed(spec, source, sink, stream_settings_for(b, common, memory, &bar));
+  out.commit(in.shape);
+  std::cout << describe(spec) << " scan of " << in.size() << " " << io::dtype_name(in.type) << " elements -> " << output
+            << " (" << describe_plan(r.plan, width) << ")\n";
   if (r.verified) std::cout << verification_line(*r.verified, describe(spec) + " scan") << "\n";
   return exit_code::ok;
 }

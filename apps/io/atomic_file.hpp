@@ -31,6 +31,8 @@ class atomic_output_file {
 
   const std::filesystem::path& path() const noexcept { return final_; }
   const std::filesystem::path& temp_path() const noexcept { return temp_; }
+  // The temporary's descriptor, for writers that place data at offsets (pwrite) before commit().
+  int descriptor() const noexcept { return fd_; }
 
  private:
   std::filesystem::path final_;

@@ -304,7 +304,7 @@ std::string size_mismatch(const char* what, const npy_header& h, std::uint64_t e
 
 }  // namespace
 
-host_array read_npy(const fs::path& p) {
+npy_layout read_npy_layout(const fs::path& p) {
   input_file in = open_input(p);
   std::uint64_t prefix = 0;
   const std::uint64_t header_len = read_preamble(in, p, prefix);
@@ -320,13 +320,33 @@ host_array read_npy(const fs::path& p) {
   if (held > expected)
     bad_data(p, size_mismatch("trailing data after the array", h, expected, held) + " (" +
                     std::to_string(held - expected) + " extra)");
+  return {h.type, h.shape, prefix + header_len};
+}
 
+host_array read_npy(const fs::path& p) {
+  const npy_layout layout = read_npy_layout(p);
+  input_file in = open_input(p);
+  in.stream.seekg(static_cast<std::streamoff>(layout.data_offset));
   host_array a;
-  a.type = h.type;
-  a.shape = h.shape;
-  a.bytes.resize(static_cast<std::size_t>(expected));
+  a.type = layout.type;
+  a.shape = layout.shape;
+  a.bytes.resize(static_cast<std::size_t>(a.size()) * dtype_size(a.type));
+  if (in.size < layout.data_offset + a.bytes.size())
+    throw io_error(error_kind::io_failure, p, "file shrank while being read");
   read_exact(in, p, a.bytes.data(), a.bytes.size());
   return a;
+}
+
+std::string npy_header_for(dtype t, const std::vector<std::int64_t>& shape, std::size_t length) {
+  std::string header = npy_header_for(t, shape);
+  if (length <= header.size()) return header;
+  // Pad the dict with spaces before its newline and fix the stored header length.
+  const bool v1 = header[6] == 1;
+  const std::size_t prefix = v1 ? 10 : 12;
+  header.insert(header.size() - 1, length - header.size(), ' ');
+  std::string out = header.substr(0, 8);
+  put_le(out, header.size() - prefix, v1 ? 2 : 4);
+  return out + header.substr(prefix);
 }
 
 std::string npy_header_for(dtype t, const std::vector<std::int64_t>& shape) {

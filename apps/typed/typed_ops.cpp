@@ -128,6 +128,42 @@ void reduce_cpu(io::dtype type, op_kind op, const void* in, void* out, std::int6
   });
 }
 
+void reduce_cpu_chunk(io::dtype type, op_kind op, const void* in, std::int64_t n, scalar& running) {
+  visit_numeric(type, [&](auto zero) {
+    using T = decltype(zero);
+    visit_op(op, [&](auto o) {
+      const wrapping<T, decltype(o)> w{o};
+      const T value = cpu::reduce<T>(static_cast<const T*>(in), n, w, scalar_as<T>(running));
+      std::memcpy(running.bytes.data(), &value, sizeof(T));
+    });
+  });
+}
+
+void scan_cpu_chunk(const scan_spec& spec, const void* in, void* out, std::int64_t n, scalar& running, bool first) {
+  visit_numeric(spec.type, [&](auto zero) {
+    using T = decltype(zero);
+    visit_op(spec.op, [&](auto o) {
+      const wrapping<T, decltype(o)> w{o};
+      const T* x = static_cast<const T*>(in);
+      T* y = static_cast<T*>(out);
+      T value = scalar_as<T>(running);
+      std::int64_t i = 0;
+      if (spec.inclusive && first && n > 0) y[i++] = value = x[0];
+      for (; i < n; ++i) {
+        const T item = x[i];  // before the store: out may equal in
+        if (spec.inclusive) {
+          value = w(value, item);
+          y[i] = value;
+        } else {
+          y[i] = value;
+          value = w(value, item);
+        }
+      }
+      std::memcpy(running.bytes.data(), &value, sizeof(T));
+    });
+  });
+}
+
 void scan_cpu(const scan_spec& spec, const void* in, void* out, std::int64_t n) {
   visit_numeric(spec.type, [&](auto zero) {
     using T = decltype(zero);

@@ -56,4 +56,11 @@ void scan(implementation impl, const scan_spec& spec, void* d_temp, std::size_t&
 void reduce_cpu(io::dtype type, op_kind op, const void* in, void* out, std::int64_t n);
 void scan_cpu(const scan_spec& spec, const void* in, void* out, std::int64_t n);
 
+/// The same references one chunk at a time, carrying the running value, so that a chunked run gives
+/// the sequential result bit for bit: `running` starts at the identity (reduce, inclusive scan) or
+/// the initial value (exclusive scan); `first` says no item has been seen yet (an inclusive scan's
+/// first output is its first item, not identity op item: -0.0 stays -0.0).
+void reduce_cpu_chunk(io::dtype type, op_kind op, const void* in, std::int64_t n, scalar& running);
+void scan_cpu_chunk(const scan_spec& spec, const void* in, void* out, std::int64_t n, scalar& running, bool first);
+
 }  // namespace lookback::typed

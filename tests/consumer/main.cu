@@ -1,4 +1,6 @@
-// Scans 1..n with the installed headers; exits 0 without a GPU (nothing to run), 1 on a wrong result.
+// Scans 1..n with the installed headers, in core and streamed from host memory in chunks; exits 0
+// without a GPU (nothing to run), 1 on a wrong result.
+#include <lookback/pipelines/scan.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/scan.cuh>
 
@@ -18,7 +20,16 @@ int main() {
   lookback::inclusive_scan(d.data(), d.data(), lookback::sum{}, static_cast<std::int64_t>(host.size()));
   const auto out = lookback::to_host(d);
   const long long n = static_cast<long long>(host.size());
-  const bool ok = out.back() == n * (n + 1) / 2;
+  bool ok = out.back() == n * (n + 1) / 2;
+
+  // The same scan from host memory to host memory in chunks of 10000 items.
+  std::vector<long long> streamed(host.size());
+  lookback::pipelines::host_source in(host.data(), n, sizeof(long long));
+  lookback::pipelines::host_sink sink(streamed.data(), sizeof(long long));
+  lookback::pipelines::stream_options options;
+  options.plan.max_chunk_items = 10000;
+  const auto plan = lookback::pipelines::inclusive_scan<long long>(in, sink, lookback::sum{}, options);
+  ok = ok && plan.chunks == 10 && streamed == out;
   std::printf("consumer scan %s\n", ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

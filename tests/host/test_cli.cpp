@@ -858,7 +858,7 @@ TEST_F(CliTest, HistogramHelpGoesToStdout) {
 std::string compact_line(const std::string& how, std::size_t kept, std::size_t of, const std::string& type,
                          const std::string& output) {
   return "compact " + how + ": kept " + std::to_string(kept) + " of " + std::to_string(of) + " " + type +
-         " elements -> " + output;
+         " elements -> " + output + " (in-core)";
 }
 
 TEST_F(CliTest, CompactKeepsWhatThePredicatePasses) {

@@ -10,6 +10,7 @@
 #include <lookback/primitives/device/scan_kernel.cuh>
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>
+#include <lookback/primitives/scan_carry.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstddef>
@@ -19,15 +20,23 @@
 namespace lookback {
 namespace detail {
 
-/// The scan with an explicit tuning policy (the benchmarks compare policies through it).
-template <class Policy, bool Exclusive, class InputIt, class OutputIt, class T, class Op>
-void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, T init,
+/// The scan with an explicit tuning policy (the benchmarks compare policies through it). `init` is a
+/// value, or a carried<T> prefix in device memory (a plain inclusive scan passes the identity).
+template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
+void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
                       Op op, std::int64_t num_items, cudaStream_t stream) {
+  using T = init_value_t<Init>;
   using status_array = tile::status_array<T, Policy::descriptor>;
   check_item_count(num_items, "lookback::scan");
   const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
   const temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
-  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan") || num_items == 0) return;
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan")) return;
+  if (num_items == 0) {
+    // An empty chunk passes its prefix through unchanged.
+    if constexpr (is_carried<Init>)
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
 
   bool aligned = false;
   if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
@@ -40,11 +49,11 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
-template <bool Exclusive, class InputIt, class OutputIt, class T, class Op>
-void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, T init, Op op,
+template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
+void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
-  scan_with_policy<policy::scan<T>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items,
-                                               stream);
+  scan_with_policy<policy::scan<init_value_t<Init>>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init,
+                                                                op, num_items, stream);
 }
 
 template <class InputIt>
@@ -65,6 +74,22 @@ void inclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, Input
                     std::int64_t num_items, cudaStream_t stream = nullptr) {
   using T = detail::input_value_t<InputIt>;
   detail::scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, identity_of<T>(op), op, num_items, stream);
+}
+
+/// One chunk of a longer sequence: out[i] = *carry.d_prefix op in[0] op ... op in[i-1], and
+/// *carry.d_total = *carry.d_prefix op in[0] op ... op in[n-1] (scan_carry.cuh).
+template <class InputIt, class OutputIt, class T, class Op>
+void exclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out,
+                    carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
+  detail::scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, op, num_items, stream);
+}
+
+/// One chunk of a longer sequence: out[i] = *carry.d_prefix op in[0] op ... op in[i], and the total as
+/// the exclusive form leaves it.
+template <class InputIt, class OutputIt, class T, class Op>
+void inclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out,
+                    carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
+  detail::scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, op, num_items, stream);
 }
 
 template <class InputIt, class OutputIt, class T, class Op, class Allocator = stream_allocator>

@@ -1,0 +1,81 @@
+#pragma once
+// Exclusive and inclusive scans of a source of any size into a sink, chunk by chunk: each chunk's
+// look-back scan starts from the running total of the chunks before it, read from device memory
+// (carried<T>, primitives/scan_carry.cuh) and left there for the next, two slots taking turns.
+#include <lookback/pipelines/chunk_pipeline.hpp>
+#include <lookback/pipelines/stream_options.hpp>
+#include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace lookback::pipelines {
+
+/// One chunk of lookback's scan, CUB-style (a null d_temp asks the size). Callers may pass their own
+/// step with this signature (the command's --verify runs CUB beside it).
+template <bool Exclusive, class Op>
+struct lookback_scan_chunk {
+  Op op;
+  template <class T>
+  void operator()(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry, std::int64_t n,
+                  cudaStream_t stream) const {
+    if constexpr (Exclusive)
+      lookback::exclusive_scan(d_temp, temp_bytes, d_in, d_out, carry, op, n, stream);
+    else
+      lookback::inclusive_scan(d_temp, temp_bytes, d_in, d_out, carry, op, n, stream);
+  }
+};
+
+/// The streamed scan with a caller's chunk step (lookback_scan_chunk's signature).
+template <bool Exclusive, class T, class Op, class Step>
+chunk_plan scan_with(source& in, sink& out, T init, Op op, const stream_options& options, Step step) {
+  const std::int64_t n = in.size();
+  chunk_costs costs;
+  costs.device_per_item = 2 * sizeof(T);
+  costs.host_per_item = (in.pinned_items() == nullptr ? sizeof(T) : 0) + sizeof(T);
+  costs.device_fixed = 2 * sizeof(T);
+  costs.temp_bytes = [&](std::int64_t items) {
+    std::size_t bytes = 0;
+    step(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), carried<T>{nullptr, nullptr}, items,
+         cudaStream_t{});
+    return bytes;
+  };
+  const chunk_plan plan = detail::plan_for(n, sizeof(T), costs, options);
+  if (plan.chunks == 0) return plan;
+
+  const cuda_stream setup;
+  std::size_t temp_bytes = costs.temp_bytes(plan.chunk_items);
+  device_buffer<std::byte> d_temp(temp_bytes, setup);
+  device_buffer<T> d_carry(2, setup);
+  LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_carry.data(), &init, sizeof(T), cudaMemcpyHostToDevice, setup));
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(setup));
+
+  chunk_job job;
+  job.inputs = {&in};
+  job.output = &out;
+  job.out_item_bytes = sizeof(T);
+  job.compute = [&](const chunk& c, cudaStream_t stream) {
+    T* carry = d_carry.data();
+    const carried<T> link{carry + c.index % 2, carry + (c.index + 1) % 2};
+    std::size_t bytes = temp_bytes;
+    step(d_temp.data(), bytes, static_cast<const T*>(c.d_in[0]), static_cast<T*>(c.d_out), link, c.count, stream);
+  };
+  if (options.progress) job.progress = [&](std::int64_t done) { options.progress(done, n); };
+  run_chunks(job, plan);
+  return plan;
+}
+
+/// out[i] = init op in[0] op ... op in[i-1], for a source and sink of any size; returns the plan it ran.
+template <class T, class Op>
+chunk_plan exclusive_scan(source& in, sink& out, T init, Op op, const stream_options& options = {}) {
+  return scan_with<true>(in, out, init, op, options, lookback_scan_chunk<true, Op>{op});
+}
+
+/// out[i] = in[0] op ... op in[i].
+template <class T, class Op>
+chunk_plan inclusive_scan(source& in, sink& out, Op op, const stream_options& options = {}) {
+  return scan_with<false>(in, out, identity_of<T>(op), op, options, lookback_scan_chunk<false, Op>{op});
+}
+
+}  // namespace lookback::pipelines

@@ -1,0 +1,84 @@
+#pragma once
+// Where a streamed run's items come from: a host array (pinned or pageable) or a file read with
+// pread at an offset, chunk by chunk, never the whole file in host memory. read() may be called from
+// a thread of the pipeline's own; each call reads one chunk into host memory the pipeline owns.
+#include <lookback/pipelines/stream_error.hpp>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace lookback::pipelines {
+
+class source {
+ public:
+  virtual ~source() = default;
+  [[nodiscard]] virtual std::int64_t size() const = 0;        // items
+  [[nodiscard]] virtual std::size_t item_bytes() const = 0;
+  /// Items [first, first + count) into dst; throws stream_error(kind::read) naming the source.
+  virtual void read(std::int64_t first, std::int64_t count, void* dst) = 0;
+  /// A host array the device may read in place (pinned memory): the pipeline then skips its staging copy.
+  [[nodiscard]] virtual const void* pinned_items() const { return nullptr; }
+};
+
+/// Items already in host memory. Pinned arrays (cudaHostAlloc, cudaHostRegister) are copied to the
+/// device straight from where they lie; pageable ones through the pipeline's pinned staging.
+class host_source final : public source {
+ public:
+  host_source(const void* items, std::int64_t count, std::size_t item_bytes, bool pinned = false)
+      : items_(static_cast<const std::byte*>(items)), count_(count), item_bytes_(item_bytes), pinned_(pinned) {}
+  std::int64_t size() const override { return count_; }
+  std::size_t item_bytes() const override { return item_bytes_; }
+  void read(std::int64_t first, std::int64_t count, void* dst) override {
+    std::memcpy(dst, items_ + static_cast<std::size_t>(first) * item_bytes_, static_cast<std::size_t>(count) * item_bytes_);
+  }
+  const void* pinned_items() const override { return pinned_ ? items_ : nullptr; }
+
+ private:
+  const std::byte* items_;
+  std::int64_t count_;
+  std::size_t item_bytes_;
+  bool pinned_;
+};
+
+/// `count` items stored from byte `offset` of an open file (a .npy file's data follows its header).
+/// The descriptor stays the caller's. A read that comes up short means the file shrank under us.
+class file_source final : public source {
+ public:
+  file_source(int fd, std::string name, std::uint64_t offset, std::int64_t count, std::size_t item_bytes)
+      : fd_(fd), name_(std::move(name)), offset_(offset), count_(count), item_bytes_(item_bytes) {}
+  std::int64_t size() const override { return count_; }
+  std::size_t item_bytes() const override { return item_bytes_; }
+  void read(std::int64_t first, std::int64_t count, void* dst) override {
+    auto* out = static_cast<std::byte*>(dst);
+    std::uint64_t at = offset_ + static_cast<std::uint64_t>(first) * item_bytes_;
+    std::size_t left = static_cast<std::size_t>(count) * item_bytes_;
+    while (left > 0) {
+      const ssize_t got = ::pread(fd_, out, left, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0)
+        throw stream_error(stream_error::kind::read,
+                           name_ + ": " + (got < 0 ? "read failed: " + std::string(std::strerror(errno))
+                                                   : "file ended early (truncated while being read)") +
+                               " at byte " + std::to_string(at) + ", items " + std::to_string(first) + ".." +
+                               std::to_string(first + count - 1));
+      out += got;
+      at += static_cast<std::uint64_t>(got);
+      left -= static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  int fd_;
+  std::string name_;
+  std::uint64_t offset_;
+  std::int64_t count_;
+  std::size_t item_bytes_;
+};
+
+}  // namespace lookback::pipelines

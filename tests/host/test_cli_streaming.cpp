@@ -1,0 +1,207 @@
+// Streaming on the CPU backend, which CI runs: --host-memory-limit cuts every array command into
+// chunks and the output equals the one-chunk run bit for bit; the summary names the path; caps too
+// small or malformed are refused up front; peak memory stays bounded on an input many times the cap;
+// a write that fails part way (a file size limit standing in for a full disk) and a file that ends
+// early leave one line, the listed exit code, no temporary and the old output untouched.
+#include <gtest/gtest.h>
+
+#include "cli/array_stream.hpp"
+#include "support/cli_harness.hpp"
+
+#include <lookback/pipelines/chunk_plan.hpp>
+#include <lookback/pipelines/source.hpp>
+
+#include <csignal>
+#include <random>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+namespace {
+
+using namespace lookback_test_cli;
+namespace pipelines = lookback::pipelines;
+
+class CliStreamingTest : public CliTest {
+ protected:
+  /// n int32 values from a fixed generator, some of them negative.
+  void write_values(const std::string& name, std::int64_t n) const {
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::vector<std::int32_t> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = static_cast<std::int32_t>(rng() % 2001) - 1000;
+    write_input(name, array_of(v));
+  }
+};
+
+TEST_F(CliStreamingTest, EveryArrayCommandStreamedEqualsTheOneChunkRun) {
+  write_values("in.npy", 300001);
+  const std::vector<std::vector<std::string>> commands = {
+      {"scan", "-i", arg("in.npy"), "-o", "OUT.npy"},
+      {"scan", "-i", arg("in.npy"), "-o", "OUT.npy", "--inclusive", "--op", "max"},
+      {"reduce", "-i", arg("in.npy"), "-o", "OUT.npy"},
+      {"reduce", "-i", arg("in.npy"), "-o", "OUT.npy", "--op", "min"},
+      {"histogram", "-i", arg("in.npy"), "-o", "OUT.npy", "--bins", "100", "--range", "-500:500"},
+      {"compact", "-i", arg("in.npy"), "-o", "OUT.npy", "--predicate", "gt:0"},
+      {"compact", "-i", arg("in.npy"), "-o", "OUT.npy", "--flags", arg("in.npy")},
+      {"compact", "-i", arg("in.npy"), "-o", "OUT.npy", "--predicate", "gt:5000"},
+  };
+  for (const auto& command : commands) {
+    SCOPED_TRACE(::testing::PrintToString(command));
+    const auto with_output = [&](const std::string& name) {
+      std::vector<std::string> args = command;
+      std::replace(args.begin(), args.end(), std::string("OUT.npy"), arg(name));
+      return args;
+    };
+    const run_result whole = run_ok(with_output("whole.npy"));
+    std::vector<std::string> streamed_args = with_output("streamed.npy");
+    streamed_args.insert(streamed_args.end(), {"--host-memory-limit", "256KiB"});
+    const run_result streamed = run_ok(streamed_args);
+    EXPECT_EQ(read_file(path("whole.npy")), read_file(path("streamed.npy")));
+    EXPECT_TRUE(command[0] == "reduce" || contains(whole.out, "(in-core)")) << whole;
+    EXPECT_TRUE(contains(streamed.out, "streamed in ")) << streamed;
+    EXPECT_EQ(lines_of(whole.out).front(), command[0] == "reduce" ? lines_of(streamed.out).front()
+                                                                  : lines_of(whole.out).front());
+  }
+}
+
+TEST_F(CliStreamingTest, ACapTooSmallForOneChunkIsRefusedWithTheMinimum) {
+  write_values("in.npy", 100000);
+  const run_result r = run_cpu({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1KiB"});
+  EXPECT_EQ(r.exit_code, ex_usage) << r;
+  expect_one_error_line(r, "lookback scan: ", "too small for one chunk");
+  EXPECT_TRUE(contains(r.err, "of host memory (limit 1.0 KiB)")) << r;
+  EXPECT_FALSE(fs::exists(path("out.npy")));
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy"}));
+}
+
+TEST_F(CliStreamingTest, MalformedSizesAreUsageErrors) {
+  write_values("in.npy", 10);
+  for (const char* text : {"abc", "-5MiB", "0", "12XB", "MiB", "1e30GB"})
+    for (const char* option : {"--device-memory-limit", "--host-memory-limit"}) {
+      const run_result r = run_cpu({"reduce", "-i", arg("in.npy"), option, text});
+      EXPECT_EQ(r.exit_code, ex_usage) << r;
+      expect_one_error_line(r, "lookback reduce: ", std::string(option) + ": '" + text + "' is not a size");
+    }
+}
+
+TEST(ByteSizes, ParseAsDocumented) {
+  using lookback::cli::parse_byte_size;
+  EXPECT_EQ(parse_byte_size("64MiB"), std::size_t{64} << 20);
+  EXPECT_EQ(parse_byte_size("2GiB"), std::size_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("0.5GB"), std::size_t{500000000});
+  EXPECT_EQ(parse_byte_size("1000"), std::size_t{1000});
+  EXPECT_EQ(parse_byte_size("1.5KiB"), std::size_t{1536});
+  EXPECT_FALSE(parse_byte_size("").has_value());
+  EXPECT_FALSE(parse_byte_size("0.1").has_value());
+  EXPECT_FALSE(parse_byte_size("5 MiB").has_value());
+}
+
+TEST(ChunkPlans, OneChunkWhenItFitsElseTheWidestThatDoes) {
+  pipelines::chunk_costs costs;
+  costs.device_per_item = 8;
+  costs.host_per_item = 8;
+  const pipelines::chunk_plan whole = pipelines::plan_chunks(1000, costs, {1 << 20, 1 << 20});
+  EXPECT_EQ(whole.chunks, 1);
+  EXPECT_EQ(pipelines::describe(whole), "in-core");
+  const pipelines::chunk_plan cut = pipelines::plan_chunks(1 << 20, costs, {3 * 8 * 10000, 1 << 30});
+  EXPECT_EQ(cut.chunk_items, 10000);
+  EXPECT_EQ(cut.chunks, ((1 << 20) + 9999) / 10000);
+  EXPECT_EQ(cut.depth, 3);
+  EXPECT_EQ(cut.count_of(cut.chunks - 1), (1 << 20) - (cut.chunks - 1) * 10000);
+  EXPECT_EQ(pipelines::describe(cut), "streamed in " + std::to_string(cut.chunks) + " chunks of 10000");
+  EXPECT_THROW(pipelines::plan_chunks(1 << 20, costs, {100, 1 << 30}), pipelines::stream_error);
+  const pipelines::chunk_plan none = pipelines::plan_chunks(0, costs, {1, 1});
+  EXPECT_EQ(none.chunks, 0);
+}
+
+TEST(FileSources, AFileThatEndsEarlyIsAReadErrorNamingTheItems) {
+  char name[] = "/tmp/lookback-source-XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "12345678", 8), 8);
+  pipelines::file_source source(fd, name, 0, 4, 4);  // claims 16 bytes, holds 8
+  char buffer[16];
+  source.read(0, 2, buffer);
+  try {
+    source.read(1, 3, buffer);
+    ADD_FAILURE() << "a short read passed";
+  } catch (const pipelines::stream_error& e) {
+    EXPECT_EQ(e.what_failed(), pipelines::stream_error::kind::read);
+    EXPECT_TRUE(contains(e.what(), "file ended early")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "items 1..3")) << e.what();
+  }
+  ::close(fd);
+  ::unlink(name);
+}
+
+/// Runs lookback with `args` under a file size limit (0: none) and returns its exit code and peak RSS.
+std::pair<int, long> run_measured(const std::vector<std::string>& args, const fs::path& cwd, rlim_t file_limit) {
+  std::vector<std::string> words{lookback_binary};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  // SIGXFSZ ignored (inherited across exec), so a write past the limit fails with EFBIG instead of killing.
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (file_limit != 0) {
+      rlimit small{file_limit, file_limit};
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(null_fd, 1) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::execv(lookback_binary, argv.data());
+    ::_exit(127);
+  }
+  std::signal(SIGXFSZ, old_handler);
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0)
+    if (errno != EINTR) return {-1, 0};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
+}
+
+TEST_F(CliStreamingTest, PeakMemoryStaysBoundedOnAnInputManyTimesTheCap) {
+  const std::int64_t n = 16 << 20;  // 64 MiB of int32, read and written again
+  write_values("in.npy", n);
+  const auto [code, peak_kib] = run_measured(
+      {"scan", "--backend", "cpu", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "4MiB"}, dir_, 0);
+  EXPECT_EQ(code, ex_ok);
+  // The process itself (libraries, the CUDA runtime's static part) and 4 MiB of chunks: far below the
+  // 64 MiB input, let alone input and output together.
+  EXPECT_LT(peak_kib, 40 * 1024) << "peak resident set " << peak_kib << " KiB";
+  const auto [whole_code, whole_peak] =
+      run_measured({"scan", "--backend", "cpu", "-i", arg("in.npy"), "-o", arg("whole.npy")}, dir_, 0);
+  EXPECT_EQ(whole_code, ex_ok);
+  EXPECT_GT(whole_peak, 100 * 1024) << "the one-chunk run holds input and output";
+  EXPECT_EQ(read_file(path("out.npy")), read_file(path("whole.npy")));
+}
+
+TEST_F(CliStreamingTest, AWriteThatFailsPartWayLeavesTheOldOutputAndNoTemporary) {
+  write_values("in.npy", 1 << 20);  // 4 MiB out, written chunk by chunk past a 1 MiB file limit
+  write_file(path("out.npy"), "old contents");
+  for (const char* command : {"scan", "compact"}) {
+    std::vector<std::string> args{command, "--backend", "cpu", "-i", arg("in.npy"), "-o", arg("out.npy"),
+                                  "--host-memory-limit", "512KiB"};
+    if (std::string(command) == "compact") args.insert(args.end(), {"--predicate", "ne:12345"});
+    const auto [code, peak] = run_measured(args, dir_, 1 << 20);
+    (void)peak;
+    EXPECT_EQ(code, ex_ioerr) << command;
+    EXPECT_EQ(read_file(path("out.npy")), "old contents") << command;
+    EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"})) << command;
+  }
+  // The message: one line naming the output and the chunk.
+  struct rlimit old {};
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small{1 << 20, old.rlim_max};
+  ::setrlimit(RLIMIT_FSIZE, &small);
+  const run_result r = run_cpu({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "512KiB"});
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(r.exit_code, ex_ioerr) << r;
+  expect_one_error_line(r, "lookback scan: " + arg("out.npy") + ": write failed: File too large", "(chunk ");
+}
+
+}  // namespace

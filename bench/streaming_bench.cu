@@ -89,7 +89,7 @@ const bool registered = [] {
   });
 
   register_stream("stream_reduce/pinned/uint32/268435456", in_bytes, [] {
-    pipelines::host_source in(arrays().in.data(), stream_n, 4, true);
+    pipelines::host_source in(arrays().in.data(), stream_n, 4);
     benchmark::DoNotOptimize(pipelines::reduce(in, sum{}, std::uint32_t{0}));
   });
   register_stream("stream_reduce/pageable/uint32/268435456", in_bytes, [] {
@@ -97,12 +97,12 @@ const bool registered = [] {
     benchmark::DoNotOptimize(pipelines::reduce(in, sum{}, std::uint32_t{0}));
   });
   register_stream("stream_histogram256/pinned/uint32/268435456", in_bytes, [] {
-    pipelines::host_source in(arrays().in.data(), stream_n, 4, true);
+    pipelines::host_source in(arrays().in.data(), stream_n, 4);
     std::vector<unsigned> counts(256);
     pipelines::histogram_even<std::uint32_t>(in, counts.data(), 256, 0, 1000);
   });
   register_stream("stream_scan/pinned/uint32/268435456", both, [] {
-    pipelines::host_source in(arrays().in.data(), stream_n, 4, true);
+    pipelines::host_source in(arrays().in.data(), stream_n, 4);
     pipelines::host_sink out(arrays().out.data(), 4);
     pipelines::exclusive_scan(in, out, 0u, sum{});
   });
@@ -112,7 +112,7 @@ const bool registered = [] {
     pipelines::exclusive_scan(in, out, 0u, sum{});
   });
   register_stream("stream_select_99pct/pinned/uint32/268435456", both, [] {
-    pipelines::host_source in(arrays().in.data(), stream_n, 4, true);
+    pipelines::host_source in(arrays().in.data(), stream_n, 4);
     pipelines::host_sink out(arrays().out.data(), 4);
     benchmark::DoNotOptimize(pipelines::select_if<std::uint32_t>(in, out, below_max{}));
   });

@@ -229,7 +229,7 @@ TEST_F(streaming, PinnedSourcesAreCopiedInPlace) {
   auto* x = reinterpret_cast<double*>(pinned.data());
   std::uniform_real_distribution<double> u(-1, 1);
   for (std::int64_t i = 0; i < n; ++i) x[i] = u(rng);
-  pipelines::host_source in(x, n, sizeof(double), true);
+  pipelines::host_source in(x, n, sizeof(double));
   long double exact = 0;
   double mass = 0;
   for (std::int64_t i = 0; i < n; ++i) exact += x[i], mass += std::abs(x[i]);

@@ -49,16 +49,16 @@ struct chunk_job {
 };
 
 /// What each slot takes: the inputs' items, then the output's, on the device; the host side likewise
-/// for every input not already pinned. Used by plan_chunks's callers.
+/// for every source and sink not already in host memory (files: pinned staging).
 inline std::size_t slot_device_bytes_per_item(const chunk_job& job) {
   std::size_t bytes = job.out_item_bytes;
   for (const source* s : job.inputs) bytes += s->item_bytes();
   return bytes;
 }
 inline std::size_t slot_host_bytes_per_item(const chunk_job& job) {
-  std::size_t bytes = job.output != nullptr ? job.out_item_bytes : 0;
+  std::size_t bytes = job.output != nullptr && job.output->host_items() == nullptr ? job.out_item_bytes : 0;
   for (const source* s : job.inputs)
-    if (s->pinned_items() == nullptr) bytes += s->item_bytes();
+    if (s->host_items() == nullptr) bytes += s->item_bytes();
   return bytes;
 }
 
@@ -147,25 +147,26 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
   struct slot {
     std::vector<device_buffer<std::byte>> d_in;
     device_buffer<std::byte> d_out;
-    std::vector<std::byte*> h_in;  // into `staging`, null for a pinned source
+    std::vector<std::byte*> h_in;  // into `staging`, null for a source in host memory
     std::byte* h_out = nullptr;
     pinned_buffer staging;
     detail::cuda_event staged, computed;
   };
   std::vector<slot> slots(static_cast<std::size_t>(depth));
   for (slot& s : slots) {
-    std::size_t host_bytes = job.output != nullptr ? detail::round_up(items * job.out_item_bytes) : 0;
+    const bool staged_output = job.output != nullptr && job.output->host_items() == nullptr;
+    std::size_t host_bytes = staged_output ? detail::round_up(items * job.out_item_bytes) : 0;
     for (const source* src : job.inputs)
-      if (src->pinned_items() == nullptr) host_bytes += detail::round_up(items * src->item_bytes());
+      if (src->host_items() == nullptr) host_bytes += detail::round_up(items * src->item_bytes());
     s.staging = pinned_buffer(host_bytes);
     std::byte* at = s.staging.data();
     for (const source* src : job.inputs) {
       s.d_in.emplace_back(items * src->item_bytes(), compute);
-      s.h_in.push_back(src->pinned_items() == nullptr ? at : nullptr);
-      if (src->pinned_items() == nullptr) at += detail::round_up(items * src->item_bytes());
+      s.h_in.push_back(src->host_items() == nullptr ? at : nullptr);
+      if (src->host_items() == nullptr) at += detail::round_up(items * src->item_bytes());
     }
     if (job.out_item_bytes > 0) s.d_out = device_buffer<std::byte>(items * job.out_item_bytes, compute);
-    if (job.output != nullptr) s.h_out = at;
+    if (staged_output) s.h_out = at;
   }
   // The buffers were allocated in stream order on `compute`; the other streams use them from now on.
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(compute));
@@ -215,10 +216,12 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
           detail::in_chunk(k, plan, [&] {
             LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.computed));
             const std::int64_t out_items = job.output_items ? job.output_items(c) : c.count;
-            LOOKBACK_CUDA_TRY(cudaMemcpyAsync(s.h_out, s.d_out.data(), static_cast<std::size_t>(out_items) * job.out_item_bytes,
+            auto* direct = static_cast<std::byte*>(job.output->host_items());
+            std::byte* to = direct != nullptr ? direct + static_cast<std::size_t>(out_first) * job.out_item_bytes : s.h_out;
+            LOOKBACK_CUDA_TRY(cudaMemcpyAsync(to, s.d_out.data(), static_cast<std::size_t>(out_items) * job.out_item_bytes,
                                               cudaMemcpyDeviceToHost, copy_out));
             LOOKBACK_CUDA_TRY(cudaStreamSynchronize(copy_out));
-            job.output->write(out_first, out_items, s.h_out);
+            if (direct == nullptr) job.output->write(out_first, out_items, s.h_out);
             out_first += out_items;
           });
           state.advance(state.written, k + 1);
@@ -241,7 +244,7 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
           const std::size_t bytes = static_cast<std::size_t>(c.count) * job.inputs[i]->item_bytes();
           const void* from = s.h_in[i];
           if (from == nullptr)
-            from = static_cast<const std::byte*>(job.inputs[i]->pinned_items()) +
+            from = static_cast<const std::byte*>(job.inputs[i]->host_items()) +
                    static_cast<std::size_t>(c.first) * job.inputs[i]->item_bytes();
           LOOKBACK_CUDA_TRY(cudaMemcpyAsync(s.d_in[i].data(), from, bytes, cudaMemcpyHostToDevice, copy_in));
         }

@@ -19,7 +19,7 @@ struct lookback_histogram_chunk {
   void operator()(void* d_temp, std::size_t& temp_bytes, const Sample* d_samples, Counter* d_counts, int num_bins,
                   std::int64_t n, cudaStream_t stream) const {
     if (d_temp == nullptr) {
-      temp_bytes = 0;
+      temp_bytes = 1;  // none needed, but a real call must not look like a query
       return;
     }
     lookback::histogram_even(d_samples, n, d_counts, num_bins, lower, upper, stream);
@@ -35,7 +35,7 @@ chunk_plan histogram_with(source& samples, Counter* h_counts, int num_bins, cons
   const std::size_t bins = static_cast<std::size_t>(num_bins);
   chunk_costs costs;
   costs.device_per_item = sizeof(Sample);
-  costs.host_per_item = samples.pinned_items() == nullptr ? sizeof(Sample) : 0;
+  costs.host_per_item = samples.host_items() == nullptr ? sizeof(Sample) : 0;
   costs.device_fixed = 2 * bins * sizeof(Counter);
   costs.temp_bytes = [&](std::int64_t items) {
     std::size_t bytes = 0;

@@ -29,7 +29,7 @@ T reduce_with(source& in, Op op, T init, const stream_options& options, Step ste
   const std::int64_t n = in.size();
   chunk_costs costs;
   costs.device_per_item = sizeof(T);
-  costs.host_per_item = in.pinned_items() == nullptr ? sizeof(T) : 0;
+  costs.host_per_item = in.host_items() == nullptr ? sizeof(T) : 0;
   costs.device_fixed = 2 * sizeof(T);
   costs.temp_bytes = [&](std::int64_t items) {
     std::size_t bytes = 0;

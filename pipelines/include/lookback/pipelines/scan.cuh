@@ -33,7 +33,7 @@ chunk_plan scan_with(source& in, sink& out, T init, Op op, const stream_options&
   const std::int64_t n = in.size();
   chunk_costs costs;
   costs.device_per_item = 2 * sizeof(T);
-  costs.host_per_item = (in.pinned_items() == nullptr ? sizeof(T) : 0) + sizeof(T);
+  costs.host_per_item = (in.host_items() == nullptr ? sizeof(T) : 0) + (out.host_items() == nullptr ? sizeof(T) : 0);
   costs.device_fixed = 2 * sizeof(T);
   costs.temp_bytes = [&](std::int64_t items) {
     std::size_t bytes = 0;

@@ -37,8 +37,9 @@ std::int64_t select_with(source& values, source* flags, sink& out, const stream_
   const std::int64_t n = values.size();
   chunk_costs costs;
   costs.device_per_item = 2 * sizeof(T) + (flags != nullptr ? 1 : 0);
-  costs.host_per_item = (values.pinned_items() == nullptr ? sizeof(T) : 0) +
-                        (flags != nullptr && flags->pinned_items() == nullptr ? 1 : 0) + sizeof(T);
+  costs.host_per_item = (values.host_items() == nullptr ? sizeof(T) : 0) +
+                        (flags != nullptr && flags->host_items() == nullptr ? 1 : 0) +
+                        (out.host_items() == nullptr ? sizeof(T) : 0);
   costs.device_fixed = 4 * sizeof(std::int64_t);
   costs.host_fixed = 4 * sizeof(std::int64_t);
   costs.temp_bytes = [&](std::int64_t items) {

@@ -19,6 +19,9 @@ class sink {
   virtual ~sink() = default;
   /// Items [first, first + count) from src; throws stream_error(kind::write) naming the sink.
   virtual void write(std::int64_t first, std::int64_t count, const void* src) = 0;
+  /// Where the items go when that is host memory: the pipeline then copies each chunk's output there
+  /// from the device directly, with no staging and no write().
+  [[nodiscard]] virtual void* host_items() const { return nullptr; }
 };
 
 class host_sink final : public sink {
@@ -27,6 +30,7 @@ class host_sink final : public sink {
   void write(std::int64_t first, std::int64_t count, const void* src) override {
     std::memcpy(items_ + static_cast<std::size_t>(first) * item_bytes_, src, static_cast<std::size_t>(count) * item_bytes_);
   }
+  void* host_items() const override { return items_; }
 
  private:
   std::byte* items_;

@@ -22,28 +22,30 @@ class source {
   [[nodiscard]] virtual std::size_t item_bytes() const = 0;
   /// Items [first, first + count) into dst; throws stream_error(kind::read) naming the source.
   virtual void read(std::int64_t first, std::int64_t count, void* dst) = 0;
-  /// A host array the device may read in place (pinned memory): the pipeline then skips its staging copy.
-  [[nodiscard]] virtual const void* pinned_items() const { return nullptr; }
+  /// The items when they already lie in host memory: the pipeline then copies chunks to the device
+  /// straight from there (at the link's full speed from pinned memory, through the driver's staging
+  /// from pageable memory) instead of reading them into its own staging first.
+  [[nodiscard]] virtual const void* host_items() const { return nullptr; }
 };
 
-/// Items already in host memory. Pinned arrays (cudaHostAlloc, cudaHostRegister) are copied to the
-/// device straight from where they lie; pageable ones through the pipeline's pinned staging.
+/// Items already in host memory, copied to the device straight from where they lie: pinned arrays
+/// (cudaHostAlloc, cudaHostRegister) at the link's full speed, pageable ones at what the driver's own
+/// staging reaches.
 class host_source final : public source {
  public:
-  host_source(const void* items, std::int64_t count, std::size_t item_bytes, bool pinned = false)
-      : items_(static_cast<const std::byte*>(items)), count_(count), item_bytes_(item_bytes), pinned_(pinned) {}
+  host_source(const void* items, std::int64_t count, std::size_t item_bytes)
+      : items_(static_cast<const std::byte*>(items)), count_(count), item_bytes_(item_bytes) {}
   std::int64_t size() const override { return count_; }
   std::size_t item_bytes() const override { return item_bytes_; }
   void read(std::int64_t first, std::int64_t count, void* dst) override {
     std::memcpy(dst, items_ + static_cast<std::size_t>(first) * item_bytes_, static_cast<std::size_t>(count) * item_bytes_);
   }
-  const void* pinned_items() const override { return pinned_ ? items_ : nullptr; }
+  const void* host_items() const override { return items_; }
 
  private:
   const std::byte* items_;
   std::int64_t count_;
   std::size_t item_bytes_;
-  bool pinned_;
 };
 
 /// `count` items stored from byte `offset` of an open file (a .npy file's data follows its header).

@@ -37,7 +37,14 @@ if not os.path.exists(src) or os.path.getsize(src) < n * 4:
 x = np.load(src, mmap_mode="r")
 
 
+out = os.path.join(work, "out.npy")
+
+
 def timed(cmd):
+    # Replacing the last command's output would free gigabytes inside the timed rename: not ours to count.
+    if os.path.exists(out):
+        os.remove(out)
+        subprocess.run(["sync"])
     start = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True)
     return time.perf_counter() - start, r
@@ -85,7 +92,6 @@ def check_compact(path):
     return "matches numpy" if at == y.size else "MISMATCH (count)"
 
 
-out = os.path.join(work, "out.npy")
 commands = {
     "scan": ([lookback, "scan", "--backend", "gpu", "-i", src, "-o", out], check_scan),
     "histogram": ([lookback, "histogram", "--backend", "gpu", "-i", src, "-o", out, "--bins", "256", "--range", "0:1000"],

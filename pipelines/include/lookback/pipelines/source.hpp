@@ -7,8 +7,12 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -56,10 +60,41 @@ class file_source final : public source {
       : fd_(fd), name_(std::move(name)), offset_(offset), count_(count), item_bytes_(item_bytes) {}
   std::int64_t size() const override { return count_; }
   std::size_t item_bytes() const override { return item_bytes_; }
+  /// Large chunks are read by several threads at once: one reader alone copies from the page cache at
+  /// about 7.5 GB/s (one dd on the H100 machine), below the link and what the GPU consumes.
   void read(std::int64_t first, std::int64_t count, void* dst) override {
-    auto* out = static_cast<std::byte*>(dst);
-    std::uint64_t at = offset_ + static_cast<std::uint64_t>(first) * item_bytes_;
-    std::size_t left = static_cast<std::size_t>(count) * item_bytes_;
+    constexpr std::int64_t part_bytes = std::int64_t{8} << 20;
+    constexpr int max_parts = 4;
+    const std::int64_t bytes = count * static_cast<std::int64_t>(item_bytes_);
+    const int parts = static_cast<int>(std::min<std::int64_t>(max_parts, std::max<std::int64_t>(1, bytes / part_bytes)));
+    if (parts == 1) return read_bytes(first, count, 0, bytes, static_cast<std::byte*>(dst));
+    const std::int64_t share = (bytes / parts + 4095) / 4096 * 4096;
+    std::vector<std::thread> helpers;
+    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(parts));
+    for (int p = 1; p < parts; ++p)
+      helpers.emplace_back([&, p] {
+        try {
+          const std::int64_t from = std::min(bytes, p * share), to = std::min(bytes, (p + 1) * share);
+          read_bytes(first, count, from, to - from, static_cast<std::byte*>(dst) + from);
+        } catch (...) {
+          failures[static_cast<std::size_t>(p)] = std::current_exception();
+        }
+      });
+    try {
+      read_bytes(first, count, 0, std::min(bytes, share), static_cast<std::byte*>(dst));
+    } catch (...) {
+      failures[0] = std::current_exception();
+    }
+    for (std::thread& t : helpers) t.join();
+    for (const std::exception_ptr& e : failures)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  /// `length` bytes from byte `skip` of items [first, first + count) into out.
+  void read_bytes(std::int64_t first, std::int64_t count, std::int64_t skip, std::int64_t length, std::byte* out) const {
+    std::uint64_t at = offset_ + static_cast<std::uint64_t>(first) * item_bytes_ + static_cast<std::uint64_t>(skip);
+    std::size_t left = static_cast<std::size_t>(length);
     while (left > 0) {
       const ssize_t got = ::pread(fd_, out, left, static_cast<off_t>(at));
       if (got < 0 && errno == EINTR) continue;
@@ -75,7 +110,6 @@ class file_source final : public source {
     }
   }
 
- private:
   int fd_;
   std::string name_;
   std::uint64_t offset_;

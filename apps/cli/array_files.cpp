@@ -17,16 +17,10 @@ namespace lookback::cli {
 
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
                           const std::string& dtype_option) {
-  if (io::extension_lower(path) == ".npy") {
-    if (!raw_dtype.empty())
-      throw cli_error(exit_code::usage, dtype_option + " applies to raw input only; " + path.string() + " is a .npy file");
-    return io::read_npy(path);
-  }
-  if (raw_dtype.empty())
-    throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give " + dtype_option + " to read it as raw elements");
-  const auto type = io::parse_dtype(raw_dtype);
-  if (!type) throw cli_error(exit_code::usage, dtype_option + ": unknown dtype '" + raw_dtype + "'");
-  return io::read_raw(path, *type);
+  const array_file file(path, raw_dtype, dtype_option);
+  io::host_array a{file.type, file.shape, std::vector<std::byte>(static_cast<std::size_t>(file.size()) * io::dtype_size(file.type))};
+  file.source().read(0, file.size(), a.bytes.data());
+  return a;
 }
 
 array_file::array_file(const std::filesystem::path& p, const std::string& raw_dtype, const std::string& dtype_option)
@@ -44,13 +38,7 @@ array_file::array_file(const std::filesystem::path& p, const std::string& raw_dt
     const auto t = io::parse_dtype(raw_dtype);
     if (!t) throw cli_error(exit_code::usage, dtype_option + ": unknown dtype '" + raw_dtype + "'");
     type = *t;
-    const io::input_file in = io::open_input(path);
-    const std::size_t width = io::dtype_size(type);
-    if (in.size % width != 0)
-      throw io::io_error(io::error_kind::data_error, path,
-                         "size " + std::to_string(in.size) + " bytes is not a multiple of " +
-                             std::string(io::dtype_name(type)) + "'s " + std::to_string(width) + " bytes");
-    shape = {static_cast<std::int64_t>(in.size / width)};
+    shape = {io::raw_item_count(path, type)};
   }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw io::io_error(io::error_kind::no_input, path, "cannot open for reading");
@@ -93,16 +81,19 @@ void array_output::commit(const std::vector<std::int64_t>& shape) {
 }
 
 void require_numeric(const std::filesystem::path& path, io::dtype type) {
-  if (!typed::is_numeric(type))
-    throw cli_error(exit_code::data_error, path.string() + ": dtype " + std::string(io::dtype_name(type)) +
-                                               " is not supported (supported: " + typed::numeric_dtype_list() + ")");
+  require_dtype(path, type, typed::is_numeric, typed::numeric_dtype_list());
+}
+
+void require_dtype(const std::filesystem::path& path, io::dtype type, bool (*accepted)(io::dtype),
+                   const std::string& supported, const std::string& role) {
+  if (!accepted(type))
+    throw cli_error(exit_code::data_error, path.string() + ": " + role + "dtype " + std::string(io::dtype_name(type)) +
+                                               " is not supported (supported: " + supported + ")");
 }
 
 void require_dtype(const std::filesystem::path& path, const io::host_array& array, bool (*accepted)(io::dtype),
                    const std::string& supported, const std::string& role) {
-  if (!accepted(array.type))
-    throw cli_error(exit_code::data_error, path.string() + ": " + role + "dtype " + std::string(io::dtype_name(array.type)) +
-                                               " is not supported (supported: " + supported + ")");
+  require_dtype(path, array.type, accepted, supported, role);
 }
 
 void require_numeric(const std::filesystem::path& path, const io::host_array& array) {

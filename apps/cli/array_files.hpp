@@ -58,6 +58,8 @@ class array_output {
 
 /// Refuses an array whose dtype `accepted` rejects, naming the file, the dtype and the `supported` ones;
 /// `role` ("values ") tells a command's arrays apart in the message.
+void require_dtype(const std::filesystem::path& path, io::dtype type, bool (*accepted)(io::dtype),
+                   const std::string& supported, const std::string& role = "");
 void require_dtype(const std::filesystem::path& path, const io::host_array& array, bool (*accepted)(io::dtype),
                    const std::string& supported, const std::string& role = "");
 

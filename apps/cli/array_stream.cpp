@@ -1,5 +1,6 @@
 #include "cli/array_stream.hpp"
 
+#include "cli/array_ops.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
@@ -76,7 +77,7 @@ streamed reduce_streamed(io::dtype type, typed::op_kind op, pipelines::source& i
 
 streamed scan_streamed(const typed::scan_spec& spec, pipelines::source& in, pipelines::sink& out, const stream_settings& s) {
   return run(
-      s, std::string(spec.inclusive ? "inclusive " : "exclusive ") + std::string(typed::op_name(spec.op)) + " scan",
+      s, describe(spec) + " scan",
       [&](const typed::stream_request& r) { return typed::scan_stream(spec, in, out, r); },
       [&](const pipelines::stream_options& o) { return typed::scan_stream_cpu(spec, in, out, o); });
 }
@@ -90,15 +91,8 @@ streamed histogram_streamed(const typed::histogram_spec& spec, pipelines::source
 
 streamed compact_streamed(const typed::select_spec& spec, pipelines::source& values, pipelines::source* flags,
                           pipelines::sink& out, const stream_settings& s) {
-  std::string what = "compact ";
-  if (spec.flagged)
-    what += "by flags";
-  else if (spec.compare == typed::compare_kind::nonzero)
-    what += "nonzero";
-  else
-    what += std::string(typed::compare_name(spec.compare)) + ":" + typed::format_scalar(spec.value);
   return run(
-      s, what, [&](const typed::stream_request& r) { return typed::select_stream(spec, values, flags, out, r); },
+      s, "compact " + describe(spec), [&](const typed::stream_request& r) { return typed::select_stream(spec, values, flags, out, r); },
       [&](const pipelines::stream_options& o) { return typed::select_stream_cpu(spec, values, flags, out, o); });
 }
 

@@ -13,6 +13,9 @@ namespace lookback::io {
 // failures throw io_error as read_npy does.
 host_array read_raw(const std::filesystem::path& p, dtype t);
 
+// The number of elements of `t` a raw file holds, with read_raw's checks, reading no data.
+std::int64_t raw_item_count(const std::filesystem::path& p, dtype t);
+
 // Writes the element bytes only (shape and dtype are not recorded), atomically.
 void write_raw(const std::filesystem::path& out, const host_array& a);
 // The same into an open output, left for the caller to commit (with others).

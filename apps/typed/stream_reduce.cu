@@ -56,9 +56,8 @@ stream_outcome reduce_stream(io::dtype type, op_kind op, pipelines::source& in, 
               const auto items = detail::fetch(d_in, n, sizeof(T), stream);
               const auto want = detail::fetch(d_cub, 1, sizeof(T), stream);
               const auto got = detail::fetch(d_partial, 1, sizeof(T), stream);
-              auto m = reduce_mismatch(type, op, items.data(), n, want.data(), got.data());
-              if (m) m->index = 0;  // the chunk's partial: index 0 of the chunk
-              verifier.record(m, n);
+              // The chunk's partial, reported at the chunk's first item.
+              verifier.record(reduce_mismatch(type, op, items.data(), n, want.data(), got.data()), verifier.next_first, n);
             });
       };
       const T value = pipelines::reduce_with(in, o, identity_of<T>(o), detail::verified_options(r, 0, sizeof(T)), step,
@@ -95,8 +94,7 @@ stream_outcome histogram_stream(const histogram_spec& spec, pipelines::source& s
               const auto* g = reinterpret_cast<const Counter*>(got.data());
               for (std::size_t b = 0; b < bins && !m; ++b)
                 if (w[b] != g[b]) m = mismatch{static_cast<std::int64_t>(b), std::to_string(w[b]), std::to_string(g[b])};
-              if (m) m->index -= verifier.next_first;  // a bin, not an item: record adds the chunk's start back
-              verifier.record(m, n);
+              verifier.record(m, 0, n);  // a bin, not an item
             });
       };
       auto options = detail::verified_options(r, 0, 0);
@@ -144,9 +142,8 @@ stream_outcome select_stream(const select_spec& spec, pipelines::source& values,
             if (!m && want_count != got_count)
               m = mismatch{std::min(want_count, got_count), std::to_string(want_count) + " kept",
                            std::to_string(got_count) + " kept"};
-            if (m) m->index += kept_before - verifier.next_first;
+            verifier.record(m, kept_before, n);
             kept_before += got_count;
-            verifier.record(m, n);
           });
     };
     outcome.kept = pipelines::select_with<T>(values, flags, out, detail::verified_options(r, sizeof(T), 3 * sizeof(T)),

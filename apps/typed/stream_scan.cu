@@ -69,7 +69,7 @@ struct scan_step {
     const auto got = detail::fetch(d_out, n, sizeof(T), stream);
     verify->record(chunk_scan_mismatch(spec, carry_value, reinterpret_cast<const T*>(in.data()),
                                        reinterpret_cast<const T*>(want.data()), reinterpret_cast<const T*>(got.data()), n),
-                   n);
+                   verify->next_first, n);
   }
 };
 

@@ -44,10 +44,11 @@ struct verifier {
     check.lookback_ms += median_time_ms(stream, ours);
     check.cub_ms += median_time_ms(stream, cub);
   }
-  /// Records a chunk's first mismatch (chunk-relative index) unless an earlier chunk had one.
-  void record(std::optional<mismatch> m, std::int64_t chunk_items) {
+  /// Records a chunk's first mismatch unless an earlier chunk had one: its chunk-relative index plus
+  /// `index_base` (where the chunk's items, or its output, start; 0 for a histogram's bins).
+  void record(std::optional<mismatch> m, std::int64_t index_base, std::int64_t chunk_items) {
     if (m && !check.mismatch) {
-      m->index += next_first;
+      m->index += index_base;
       check.mismatch = m;
     }
     next_first += chunk_items;

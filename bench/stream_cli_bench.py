@@ -10,44 +10,27 @@ against numpy. Prints a markdown table.
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+import cli_bench_files
+from cli_bench_files import make_npy
 
 lookback, work = sys.argv[1], sys.argv[2]
 gib = float(sys.argv[3]) if len(sys.argv) > 3 else 16.0
 n = int(gib * 2**30) // 4
 os.makedirs(work, exist_ok=True)
 src = os.path.join(work, "in.npy")
-block = 1 << 27
-
-
-def blocks():
-    for first in range(0, n, block):
-        yield first, min(block, n - first)
-
-
-if not os.path.exists(src) or os.path.getsize(src) < n * 4:
-    x = np.lib.format.open_memmap(src, mode="w+", dtype=np.uint32, shape=(n,))
-    rng = np.random.default_rng(1)
-    for first, count in blocks():
-        x[first:first + count] = rng.integers(0, 1000, count, dtype=np.uint32)
-    x.flush()
-    del x
-x = np.load(src, mmap_mode="r")
-
-
+x = make_npy(src, n, lambda rng, count: rng.integers(0, 1000, count, dtype=np.uint32), 1)
 out = os.path.join(work, "out.npy")
 
 
+def blocks():
+    return cli_bench_files.blocks(n)
+
+
 def timed(cmd):
-    # Replacing the last command's output would free gigabytes inside the timed rename: not ours to count.
-    if os.path.exists(out):
-        os.remove(out)
-        subprocess.run(["sync"])
-    start = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    return time.perf_counter() - start, r
+    return cli_bench_files.timed(cmd, out)
 
 
 def drop_caches():

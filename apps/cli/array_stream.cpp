@@ -34,6 +34,7 @@ streamed run_checked(const stream_settings& s, const std::string& what, Gpu&& gp
     const typed::stream_outcome r = cpu(options_for(s, false));
     out.plan = r.plan;
     out.kept = r.kept;
+    out.sorted = r.sorted;
     return out;
   }
   typed::stream_request request;
@@ -42,6 +43,7 @@ streamed run_checked(const stream_settings& s, const std::string& what, Gpu&& gp
   const typed::stream_outcome r = gpu(request);
   out.plan = r.plan;
   out.kept = r.kept;
+  out.sorted = r.sorted;
   if (r.checked) {
     out.verified = verification{r.checked->lookback_ms, r.checked->cub_ms, r.checked->mismatch};
     check_verification(*out.verified, what);
@@ -49,6 +51,7 @@ streamed run_checked(const stream_settings& s, const std::string& what, Gpu&& gp
   if (s.b == backend::cpu) {
     const typed::stream_outcome c = cpu(options_for(s, false));
     out.kept = c.kept;
+    out.sorted = c.sorted;
   }
   return out;
 }
@@ -94,6 +97,19 @@ streamed compact_streamed(const typed::select_spec& spec, pipelines::source& val
   return run(
       s, "compact " + describe(spec), [&](const typed::stream_request& r) { return typed::select_stream(spec, values, flags, out, r); },
       [&](const pipelines::stream_options& o) { return typed::select_stream_cpu(spec, values, flags, out, o); });
+}
+
+streamed sort_streamed(const typed::sort_spec& spec, pipelines::source& keys, pipelines::source* values,
+                       pipelines::sink& keys_out, pipelines::sink* values_out, const stream_settings& s,
+                       const std::filesystem::path& spill_directory) {
+  return run(
+      s, "sort " + describe(spec),
+      [&](const typed::stream_request& r) {
+        return typed::sort_stream(spec, keys, values, keys_out, values_out, r, spill_directory);
+      },
+      [&](const pipelines::stream_options& o) {
+        return typed::sort_stream_cpu(spec, keys, values, keys_out, values_out, o, spill_directory);
+      });
 }
 
 std::string describe_plan(const pipelines::chunk_plan& plan, std::size_t item_bytes) {

@@ -7,14 +7,17 @@
 #include "cli/gpu_run.hpp"
 #include "typed/histogram_ops.hpp"
 #include "typed/select_ops.hpp"
+#include "typed/sort_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <lookback/pipelines/chunk_plan.hpp>
 #include <lookback/pipelines/sink.hpp>
+#include <lookback/pipelines/sort/msd_sort.hpp>
 #include <lookback/pipelines/source.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,6 +42,7 @@ struct streamed {
   pipelines::chunk_plan plan;
   std::optional<verification> verified;  // with --verify (a mismatch throws before this returns)
   std::int64_t kept = 0;                 // compaction
+  pipelines::sort_report sorted;         // sort
 };
 
 streamed reduce_streamed(io::dtype type, typed::op_kind op, pipelines::source& in, void* result,
@@ -48,6 +52,10 @@ streamed histogram_streamed(const typed::histogram_spec& spec, pipelines::source
                             const stream_settings& s);
 streamed compact_streamed(const typed::select_spec& spec, pipelines::source& values, pipelines::source* flags,
                           pipelines::sink& out, const stream_settings& s);
+/// values and values_out both null for keys only; a spill file goes to spill_directory.
+streamed sort_streamed(const typed::sort_spec& spec, pipelines::source& keys, pipelines::source* values,
+                       pipelines::sink& keys_out, pipelines::sink* values_out, const stream_settings& s,
+                       const std::filesystem::path& spill_directory);
 
 /// "in-core", "streamed in 12 chunks of 16777216 items (64.0 MiB)"
 std::string describe_plan(const pipelines::chunk_plan& plan, std::size_t item_bytes);

@@ -1,9 +1,11 @@
 #include "cli/array_files.hpp"
 #include "cli/array_ops.hpp"
+#include "cli/array_stream.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
 #include "typed/sort_ops.hpp"
 
@@ -15,16 +17,13 @@
 namespace lookback::cli {
 namespace {
 
-/// The values to move with `keys`: one per key, the keys' shape, as NumPy pairs x[order] with y[order].
-io::host_array load_values(const std::string& path, const std::string& raw_dtype, const std::string& keys_path,
-                           const io::host_array& keys) {
-  io::host_array values = load_array(path, raw_dtype, "--values-dtype");
-  require_dtype(path, values, typed::is_sort_value, typed::sort_value_list(), "values ");
+/// The values must have the keys' shape, as NumPy pairs x[order] with y[order].
+void check_values(const array_file& values, const array_file& keys) {
+  require_dtype(values.path, values.type, typed::is_sort_value, typed::sort_value_list(), "values ");
   if (values.shape != keys.shape)
-    throw cli_error(exit_code::data_error, path + ": values of shape " + io::shape_string(values.shape) +
+    throw cli_error(exit_code::data_error, values.path.string() + ": values of shape " + io::shape_string(values.shape) +
                                                " do not match the keys' shape " + io::shape_string(keys.shape) + " in " +
-                                               keys_path);
-  return values;
+                                               keys.path.string());
 }
 
 /// No output may overwrite an input, nor the values' output the keys'.
@@ -41,6 +40,7 @@ void refuse_clobbering(const std::vector<std::filesystem::path>& inputs,
 
 int sort_command(const args& a) {
   common_options common;
+  memory_options memory;
   std::string input, output, values_path, values_dtype, values_output, bits;
   bool descending = false;
   po::options_description desc("sort options");
@@ -54,6 +54,7 @@ int sort_command(const args& a) {
       ("descending", po::bool_switch(&descending), "largest keys first (default: ascending); equal keys keep their order")
       ("bits", po::value(&bits), "B:E, sort on bits [B, E) of the keys' order-preserving bit pattern (default: all)");
   add_common_options(desc, common);
+  add_memory_options(desc, memory);
   const auto vm = parse_options(
       a, desc, "lookback sort -i K.npy -o SK.npy [--values V.npy --values-output SV.npy] [--descending] [--bits B:E]");
   if (!vm) return exit_code::ok;
@@ -71,29 +72,48 @@ int sort_command(const args& a) {
   }
   refuse_clobbering(inputs, outputs);
   const backend b = resolve_backend(common);
-  const io::host_array keys = load_array(input, common.dtype);
-  require_dtype(input, keys, typed::is_sort_key, typed::sort_key_list());
+  const array_file keys(input, common.dtype);
+  require_dtype(input, keys.type, typed::is_sort_key, typed::sort_key_list());
 
   typed::sort_spec spec{keys.type, 0, descending, 0, typed::key_bits(keys.type)};
   if (vm->count("bits") != 0)
     if (const auto problem = typed::parse_bits(bits, spec)) throw cli_error(exit_code::usage, *problem);
-  std::optional<io::host_array> values;
+  std::optional<array_file> values;
   if (with_values) {
-    values = load_values(values_path, values_dtype, input, keys);
+    values.emplace(values_path, values_dtype, "--values-dtype");
+    check_values(*values, keys);
     spec.value_bytes = static_cast<int>(io::dtype_size(values->type));
   }
-  if ((b == backend::gpu || common.verify) && keys.size() > typed::max_gpu_sort_items)
-    throw cli_error(exit_code::data_error, input + ": " + std::to_string(keys.size()) +
-                                               " keys; the GPU sort takes at most " +
-                                               std::to_string(typed::max_gpu_sort_items) + " (--backend cpu sorts more)");
 
-  const sort_result r = sort_arrays(keys, values ? &*values : nullptr, spec, b, common.verify);
-  std::vector<output_array> written{{output, &r.keys}};
-  if (values) written.push_back({values_output, &*r.values});
-  save_arrays(written, inputs);
-  std::cout << "sort " << describe(spec) << ": " << keys.size() << " " << io::dtype_name(keys.type) << " keys";
+  const std::int64_t n = keys.size();
+  array_output keys_out(output, keys.type, {n});
+  std::optional<array_output> values_out;
+  if (values) values_out.emplace(values_output, values->type, std::vector<std::int64_t>{n});
+  const std::size_t item = io::dtype_size(keys.type) + static_cast<std::size_t>(spec.value_bytes);
+  progress_bar bar("lookback sort", n, static_cast<std::uint64_t>(n) * item >= long_run_bytes);
+  stream_settings settings = stream_settings_for(b, common, memory, nullptr);
+  // An external sort reads its data more than once: the bar shows the share of all its passes done.
+  settings.progress = [&bar, n](std::int64_t done, std::int64_t total) {
+    bar.update(total > 0 ? static_cast<std::int64_t>(static_cast<double>(done) / static_cast<double>(total) * n) : n);
+  };
+  pipelines::file_source key_source = keys.source();
+  pipelines::file_sink key_sink = keys_out.sink();
+  std::optional<pipelines::file_source> value_source;
+  std::optional<pipelines::file_sink> value_sink;
+  if (values) {
+    value_source.emplace(values->source());
+    value_sink.emplace(values_out->sink());
+  }
+  // A spill file goes beside the output, where the user chose to have room.
+  const std::filesystem::path spill_directory = std::filesystem::absolute(output).parent_path();
+  const streamed r = sort_streamed(spec, key_source, value_source ? &*value_source : nullptr, key_sink,
+                                   value_sink ? &*value_sink : nullptr, settings, spill_directory);
+  keys_out.commit({n});
+  if (values_out) values_out->commit({n});
+  std::cout << "sort " << describe(spec) << ": " << n << " " << io::dtype_name(keys.type) << " keys";
   if (values) std::cout << " with " << io::dtype_name(values->type) << " values";
-  std::cout << " -> " << output << (values ? ", " + values_output : std::string()) << "\n";
+  std::cout << " -> " << output << (values ? ", " + values_output : std::string()) << " ("
+            << pipelines::describe(r.sorted) << ")\n";
   if (r.verified) std::cout << verification_line(*r.verified, "sort " + describe(spec)) << "\n";
   return exit_code::ok;
 }

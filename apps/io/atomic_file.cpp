@@ -1,15 +1,19 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/io_error.hpp"
@@ -43,6 +47,51 @@ void sync_directory(const fs::path& dir) {
   ::close(dfd);
 }
 
+// Temporaries still open when Ctrl-C (or a kill, a closed terminal) ends the process: the handler
+// unlinks them, then lets the signal do what it would have done. Fixed slots, so the handler touches
+// only memory that never moves, and unlink is async-signal-safe.
+constexpr int temp_slots = 16;
+char temp_names[temp_slots][4096];
+volatile std::sig_atomic_t temp_used[temp_slots];
+std::mutex temp_mutex;
+
+extern "C" void remove_temporaries(int sig) {
+  for (int i = 0; i < temp_slots; ++i)
+    if (temp_used[i] != 0) ::unlink(temp_names[i]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+int remember_temporary(const std::string& name) {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      // A signal the caller chose to ignore stays ignored.
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+      struct sigaction act {};
+      act.sa_handler = remove_temporaries;
+      ::sigemptyset(&act.sa_mask);
+      ::sigaction(sig, &act, nullptr);
+    }
+  });
+  if (name.size() >= sizeof temp_names[0]) return -1;
+  std::lock_guard lock(temp_mutex);
+  for (int i = 0; i < temp_slots; ++i)
+    if (temp_used[i] == 0) {
+      std::memcpy(temp_names[i], name.c_str(), name.size() + 1);
+      temp_used[i] = 1;
+      return i;
+    }
+  return -1;
+}
+
+void forget_temporary(int slot) {
+  if (slot < 0) return;
+  std::lock_guard lock(temp_mutex);
+  temp_used[slot] = 0;
+}
+
 }  // namespace
 
 atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(final_path)) {
@@ -65,12 +114,14 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
     throw_errno(error_kind::cant_create, final_, "cannot create", err);
   }
   temp_ = pattern;
+  signal_slot_ = remember_temporary(pattern);
   ::fchmod(fd_, default_file_mode());
 }
 
 atomic_output_file::~atomic_output_file() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  forget_temporary(signal_slot_);
 }
 
 void atomic_output_file::write(const void* data, std::size_t n) {
@@ -100,6 +151,7 @@ void atomic_output_file::commit() {
   if (::rename(temp_.c_str(), final_.c_str()) != 0)
     throw_errno(error_kind::cant_create, final_, "cannot replace", errno);
   committed_ = true;
+  forget_temporary(std::exchange(signal_slot_, -1));
   sync_directory(directory_of(final_));
 }
 

@@ -13,7 +13,9 @@ namespace lookback::io {
 // new ones: data goes to a hidden temporary in the destination's directory (so
 // the final rename stays within one filesystem and is atomic) and is renamed
 // over the destination by commit().  Destroying the object without commit()
-// deletes the temporary, so a failed run leaves no partial output behind.
+// deletes the temporary, so a failed run leaves no partial output behind; so does
+// Ctrl-C (SIGINT, SIGTERM, SIGHUP unlink the temporaries still open, then end the
+// process as they would have).
 // Errors throw io_error naming the destination path.
 class atomic_output_file {
  public:
@@ -39,6 +41,7 @@ class atomic_output_file {
   std::filesystem::path temp_;
   int fd_ = -1;
   bool committed_ = false;
+  int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name
 };
 
 // Whether two paths name one file: the same inode (hard links, symlinks) or, for

@@ -32,9 +32,6 @@ std::string sort_value_list();
 /// The width of a key in bits: the default end_bit.
 int key_bits(io::dtype key);
 
-/// lookback's radix sort ranks with 32-bit counters.
-inline constexpr std::int64_t max_gpu_sort_items = 4294967295;
-
 /// Parses "B:E" into spec's bit range (spec.key already set); the problem in words, naming --bits and
 /// the key's width, when it is malformed or not inside the key.
 std::optional<std::string> parse_bits(std::string_view text, sort_spec& spec);

@@ -6,14 +6,17 @@
 #include "typed/compare.hpp"
 #include "typed/histogram_ops.hpp"
 #include "typed/select_ops.hpp"
+#include "typed/sort_ops.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <lookback/pipelines/chunk_plan.hpp>
 #include <lookback/pipelines/sink.hpp>
+#include <lookback/pipelines/sort/msd_sort.hpp>
 #include <lookback/pipelines/source.hpp>
 #include <lookback/pipelines/stream_options.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 
 namespace lookback::typed {
@@ -33,6 +36,7 @@ struct stream_outcome {
   pipelines::chunk_plan plan;
   std::optional<chunk_check> checked;  // with verify
   std::int64_t kept = 0;               // compaction
+  pipelines::sort_report sorted;       // sort: in-core or external, its buckets and spill
 };
 
 /// *result (one element of `type`) = the reduction of every item.
@@ -45,6 +49,12 @@ stream_outcome histogram_stream(const histogram_spec& spec, pipelines::source& s
 stream_outcome select_stream(const select_spec& spec, pipelines::source& values, pipelines::source* flags,
                              pipelines::sink& out, const stream_request& r);
 
+/// Sorts keys (and values; both value pointers null for keys only) into keys_out (values_out): one
+/// in-core sort, or MSD buckets spilled to host memory or to a file in spill_directory.
+stream_outcome sort_stream(const sort_spec& spec, pipelines::source& keys, pipelines::source* values,
+                           pipelines::sink& keys_out, pipelines::sink* values_out, const stream_request& r,
+                           const std::filesystem::path& spill_directory);
+
 /// The CPU references in the same chunks, within the host budget alone (verify does not apply).
 stream_outcome reduce_stream_cpu(io::dtype type, op_kind op, pipelines::source& in, void* result,
                                  const pipelines::stream_options& o);
@@ -54,5 +64,9 @@ stream_outcome histogram_stream_cpu(const histogram_spec& spec, pipelines::sourc
                                     const pipelines::stream_options& o);
 stream_outcome select_stream_cpu(const select_spec& spec, pipelines::source& values, pipelines::source* flags,
                                  pipelines::sink& out, const pipelines::stream_options& o);
+/// The same buckets as sort_stream, each sorted by sort_cpu, within the host budget.
+stream_outcome sort_stream_cpu(const sort_spec& spec, pipelines::source& keys, pipelines::source* values,
+                               pipelines::sink& keys_out, pipelines::sink* values_out, const pipelines::stream_options& o,
+                               const std::filesystem::path& spill_directory);
 
 }  // namespace lookback::typed

@@ -1,6 +1,8 @@
-// Scans 1..n with the installed headers, in core and streamed from host memory in chunks; exits 0
-// without a GPU (nothing to run), 1 on a wrong result.
+// Scans 1..n with the installed headers, in core and streamed from host memory in chunks, and sorts
+// n..1 externally under a small device budget; exits 0 without a GPU (nothing to run), 1 on a wrong
+// result.
 #include <lookback/pipelines/scan.cuh>
+#include <lookback/pipelines/sort.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/scan.cuh>
 
@@ -30,6 +32,15 @@ int main() {
   options.plan.max_chunk_items = 10000;
   const auto plan = lookback::pipelines::inclusive_scan<long long>(in, sink, lookback::sum{}, options);
   ok = ok && plan.chunks == 10 && streamed == out;
+
+  // n..1 sorted back to 1..n in buckets, the device budget far below the keys.
+  std::vector<long long> reversed(host.rbegin(), host.rend()), sorted(host.size());
+  lookback::pipelines::host_source keys(reversed.data(), n, sizeof(long long));
+  lookback::pipelines::host_sink keys_out(sorted.data(), sizeof(long long));
+  lookback::pipelines::sort_options sort_options;
+  sort_options.limits.device_bytes = 1 << 20;
+  const auto report = lookback::pipelines::sort_keys<long long>(keys, keys_out, sort_options);
+  ok = ok && report.external && sorted == host;
   std::printf("consumer scan %s\n", ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -981,14 +981,15 @@ TEST_F(CliTest, CompactHelpGoesToStdout) {
 
 // --- sort ---------------------------------------------------------------------------------------
 
-// The one line sort prints: how it sorted, how many keys of which dtype, and where it wrote them.
+// The one line sort prints: how it sorted, how many keys of which dtype, where it wrote them, and
+// that the sort ran in-core.
 std::string sort_line(const std::string& how, std::size_t n, const std::string& key_type, const std::string& output) {
-  return "sort " + how + ": " + std::to_string(n) + " " + key_type + " keys -> " + output;
+  return "sort " + how + ": " + std::to_string(n) + " " + key_type + " keys -> " + output + " (in-core)";
 }
 std::string sort_line(const std::string& how, std::size_t n, const std::string& key_type, const std::string& value_type,
                       const std::string& output, const std::string& values_output) {
   return "sort " + how + ": " + std::to_string(n) + " " + key_type + " keys with " + value_type + " values -> " + output +
-         ", " + values_output;
+         ", " + values_output + " (in-core)";
 }
 
 // `items` in the order `order` names: what a stable sort by a key field writes.

@@ -134,34 +134,6 @@ TEST(FileSources, AFileThatEndsEarlyIsAReadErrorNamingTheItems) {
   ::unlink(name);
 }
 
-/// Runs lookback with `args` under a file size limit (0: none) and returns its exit code and peak RSS.
-std::pair<int, long> run_measured(const std::vector<std::string>& args, const fs::path& cwd, rlim_t file_limit) {
-  std::vector<std::string> words{lookback_binary};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  // SIGXFSZ ignored (inherited across exec), so a write past the limit fails with EFBIG instead of killing.
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    if (file_limit != 0) {
-      rlimit small{file_limit, file_limit};
-      ::setrlimit(RLIMIT_FSIZE, &small);
-    }
-    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(null_fd, 1) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
-    ::execv(lookback_binary, argv.data());
-    ::_exit(127);
-  }
-  std::signal(SIGXFSZ, old_handler);
-  int status = 0;
-  rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0)
-    if (errno != EINTR) return {-1, 0};
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
-}
-
 TEST_F(CliStreamingTest, PeakMemoryStaysBoundedOnAnInputManyTimesTheCap) {
   const std::int64_t n = 16 << 20;  // 64 MiB of int32, read and written again
   write_values("in.npy", n);
@@ -192,14 +164,8 @@ TEST_F(CliStreamingTest, AWriteThatFailsPartWayLeavesTheOldOutputAndNoTemporary)
     EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"})) << command;
   }
   // The message: one line naming the output and the chunk.
-  struct rlimit old {};
-  ::getrlimit(RLIMIT_FSIZE, &old);
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small{1 << 20, old.rlim_max};
-  ::setrlimit(RLIMIT_FSIZE, &small);
-  const run_result r = run_cpu({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "512KiB"});
-  ::setrlimit(RLIMIT_FSIZE, &old);
-  std::signal(SIGXFSZ, old_handler);
+  const run_result r = run_cpu_with_file_limit(
+      {"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "512KiB"}, 1 << 20);
   EXPECT_EQ(r.exit_code, ex_ioerr) << r;
   expect_one_error_line(r, "lookback scan: " + arg("out.npy") + ": write failed: File too large", "(chunk ");
 }

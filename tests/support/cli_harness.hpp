@@ -5,12 +5,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -240,6 +242,34 @@ inline void write_file(const fs::path& p, const std::string& bytes) {
   if (!f) throw std::runtime_error("cannot write " + p.string());
 }
 
+/// Runs lookback with `args` under a file size limit (0: none) and returns its exit code and peak RSS.
+inline std::pair<int, long> run_measured(const std::vector<std::string>& args, const fs::path& cwd, rlim_t file_limit) {
+  std::vector<std::string> words{lookback_binary};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  // SIGXFSZ ignored (inherited across exec), so a write past the limit fails with EFBIG instead of killing.
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (file_limit != 0) {
+      rlimit small{file_limit, file_limit};
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(null_fd, 1) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::execv(lookback_binary, argv.data());
+    ::_exit(127);
+  }
+  std::signal(SIGXFSZ, old_handler);
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0)
+    if (errno != EINTR) return {-1, 0};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
+}
+
 // Every entry under `dir`, by relative path: file contents, or a marker for a directory.
 inline std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> tree;
@@ -315,6 +345,20 @@ class CliTest : public ::testing::Test {
     if (!args.empty() && std::find(args.begin(), args.end(), "--backend") == args.end())
       args.insert(args.begin() + 1, {"--backend", "cpu"});
     return run(args);
+  }
+
+  // run_cpu under a file size limit standing in for a full disk: SIGXFSZ ignored (inherited across
+  // exec), so a write past it fails with EFBIG.
+  run_result run_cpu_with_file_limit(std::vector<std::string> args, rlim_t limit) const {
+    struct rlimit old {};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small{limit, old.rlim_max};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    run_result r = run_cpu(std::move(args));
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_handler);
+    return r;
   }
 
   // A run that must succeed quietly.

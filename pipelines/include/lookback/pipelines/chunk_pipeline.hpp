@@ -46,6 +46,10 @@ struct chunk_job {
   std::function<std::int64_t(const chunk& c)> output_items;
   /// Items whose work is done, from the thread that finished them (for a progress bar).
   std::function<void(std::int64_t items_done)> progress;
+  /// Replaces the copy into `output` when set (an external sort scatters each chunk's runs to many
+  /// places): called on the writer thread, in chunk order, once the chunk's compute has finished, with
+  /// the copy-out stream; the chunk's slot is not reused before it returns.
+  std::function<void(const chunk& c, cudaStream_t copy_out)> drain;
 };
 
 /// What each slot takes: the inputs' items, then the output's, on the device; the host side likewise
@@ -204,8 +208,9 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
     }
   });
 
+  const bool drained = job.output != nullptr || job.drain;
   std::thread writer;
-  if (job.output != nullptr)
+  if (drained)
     writer = std::thread([&] {
       try {
         std::int64_t out_first = 0;
@@ -215,6 +220,7 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
           const chunk c = chunk_of(k);
           detail::in_chunk(k, plan, [&] {
             LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.computed));
+            if (job.drain) return job.drain(c, copy_out);
             const std::int64_t out_items = job.output_items ? job.output_items(c) : c.count;
             auto* direct = static_cast<std::byte*>(job.output->host_items());
             std::byte* to = direct != nullptr ? direct + static_cast<std::size_t>(out_first) * job.out_item_bytes : s.h_out;
@@ -252,16 +258,16 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
         LOOKBACK_CUDA_TRY(cudaStreamWaitEvent(compute, s.staged));
       });
       // The slot's output must have reached the sink before this chunk's kernels overwrite it.
-      if (job.output != nullptr && k >= depth && !state.wait_for(state.written, k - depth + 1)) break;
+      if (drained && k >= depth && !state.wait_for(state.written, k - depth + 1)) break;
       detail::in_chunk(k, plan, [&] {
         job.compute(c, compute);
         LOOKBACK_CUDA_TRY(cudaEventRecord(s.computed, compute));
       });
       state.advance(state.issued, k + 1);
-      if (job.output == nullptr && job.progress) job.progress(c.first + c.count);
+      if (!drained && job.progress) job.progress(c.first + c.count);
     }
     if (!state.failure()) {
-      if (job.output != nullptr) state.wait_for(state.written, plan.chunks);
+      if (drained) state.wait_for(state.written, plan.chunks);
       detail::in_chunk(plan.chunks - 1, plan, [&] { LOOKBACK_CUDA_TRY(cudaStreamSynchronize(compute)); });
     }
   } catch (...) {

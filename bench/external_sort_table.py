@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""The external-sort rows of lookback_bench's JSON as a markdown table, each beside its bound from the
+same run: the keys (and values) copied in and out twice at the pinned link's speed.
+
+usage: external_sort_table.py bench.json"""
+import json
+import sys
+
+rows = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b.get("aggregate_name") == "median" and b["run_name"].startswith("external_sort"):
+        rows[b["run_name"]] = (b["real_time"], b.get("items_per_second", 0))
+print("| sort (2^30 keys, pinned host memory) | ms | keys/s | bound: in and out twice, ms | ratio to the bound |")
+print("|---|---|---|---|---|")
+for name, (ms, keys_per_s) in sorted(rows.items()):
+    op, case, types, n = name.split("/")
+    if op != "external_sort":
+        continue
+    bound = rows.get(f"external_sort_bound/in_out_twice/{types}/{n}")
+    ratio = f"{ms / bound[0]:.2f}x" if bound else "-"
+    print(f"| {case} {types} | {ms:.0f} | {keys_per_s / 1e9:.2f} G | {bound[0]:.0f} | {ratio} |" if bound
+          else f"| {case} {types} | {ms:.0f} | {keys_per_s / 1e9:.2f} G | - | - |")

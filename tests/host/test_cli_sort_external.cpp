@@ -1,0 +1,168 @@
+// The external sort on the CPU backend, which CI runs: under a small --host-memory-limit the command
+// sorts in MSD buckets spilled to host memory or to a file, and its output equals the in-core sort's
+// bit for bit (and a stable sort's); the summary names the path; a budget too small for one bucket is
+// refused naming its need; peak memory stays bounded; a disk that fills while spilling or writing, a
+// truncated input and Ctrl-C leave one line (or the signal), the listed exit code, no spill or
+// temporary file and the old output untouched.
+#include <gtest/gtest.h>
+
+#include "support/cli_harness.hpp"
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+namespace {
+
+using namespace lookback_test_cli;
+
+class CliExternalSortTest : public CliTest {
+ protected:
+  template <class T>
+  std::vector<T> write_keys(const std::string& name, std::int64_t n, std::uint64_t range) const {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) * 7 + range);
+    std::vector<T> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = static_cast<T>(range == 0 ? rng() : rng() % range);
+    write_input(name, array_of(v));
+    return v;
+  }
+  /// Sorts with and without a cap and expects the same files; returns the capped run's summary.
+  std::string same_as_in_core(std::vector<std::string> args, const std::string& cap, bool values = false) const {
+    std::vector<std::string> whole = args, capped = args;
+    whole.insert(whole.end(), {"-o", arg("whole.npy")});
+    capped.insert(capped.end(), {"-o", arg("capped.npy"), "--host-memory-limit", cap});
+    if (values) {
+      whole.insert(whole.end(), {"--values-output", arg("whole_v.npy")});
+      capped.insert(capped.end(), {"--values-output", arg("capped_v.npy")});
+    }
+    const run_result w = run_ok(whole);
+    EXPECT_TRUE(contains(w.out, "(in-core)")) << w;
+    const run_result c = run_ok(capped);
+    EXPECT_EQ(read_file(path("whole.npy")), read_file(path("capped.npy"))) << c;
+    if (values) EXPECT_EQ(read_file(path("whole_v.npy")), read_file(path("capped_v.npy"))) << c;
+    return c.out;
+  }
+};
+
+TEST_F(CliExternalSortTest, CappedSortsEqualTheInCoreSortAndAStableSort) {
+  const auto keys = write_keys<std::uint32_t>("k.npy", 1000003, 0);
+  std::vector<std::int64_t> ids(keys.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int64_t>(i);
+  write_input("v.npy", array_of(ids));
+  const std::string out = same_as_in_core({"sort", "-i", arg("k.npy"), "--values", arg("v.npy")}, "2MiB", true);
+  EXPECT_TRUE(contains(out, "(external: ")) << out;
+  EXPECT_TRUE(contains(out, " buckets, 1 pass, spill in file)")) << out;
+  std::vector<std::int64_t> order = ids;
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
+  EXPECT_TRUE(elements<std::int64_t>(read_output("capped_v.npy")) == order);
+}
+
+TEST_F(CliExternalSortTest, EveryKeyWidthDirectionAndBitRangeInBuckets) {
+  write_keys<std::uint8_t>("u8.npy", 300001, 0);
+  write_keys<std::uint16_t>("u16.npy", 300001, 0);
+  write_keys<std::int64_t>("i64.npy", 300001, 0);
+  write_keys<std::int32_t>("few.npy", 300001, 4);  // a handful of distinct keys: buckets split again
+  std::vector<float> f(300001);
+  std::mt19937 rng(5);
+  for (auto& x : f) x = std::uniform_real_distribution<float>(-2, 2)(rng);
+  f[10] = std::nanf(""), f[11] = -std::nanf(""), f[12] = 0.0f, f[13] = -0.0f, f[14] = INFINITY;
+  write_input("f32.npy", array_of(f));
+  for (const auto& [file, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"u8.npy", {}}, {"u16.npy", {"--descending"}}, {"i64.npy", {"--bits", "5:50"}},
+           {"few.npy", {}}, {"f32.npy", {"--descending"}}, {"f32.npy", {"--bits", "0:31"}}}) {
+    SCOPED_TRACE(file + " " + ::testing::PrintToString(extra));
+    std::vector<std::string> args{"sort", "-i", arg(file)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const std::string out = same_as_in_core(args, "1MiB");
+    EXPECT_TRUE(contains(out, "(external: ")) << out;
+  }
+}
+
+TEST_F(CliExternalSortTest, AllEqualKeysAreCopiedThroughAndAModerateCapSpillsToHostMemory) {
+  std::vector<double> same(400000, 2.5);
+  write_input("same.npy", array_of(same));
+  const std::string equal = same_as_in_core({"sort", "-i", arg("same.npy")}, "1MiB");
+  EXPECT_TRUE(contains(equal, "(external: 1 bucket, 1 pass")) << equal;
+  write_keys<std::uint32_t>("k.npy", 1000003, 0);
+  // 4 MB of keys: half of an 8 MiB budget holds the spill, the other half sorts buckets of 200000.
+  const std::string host = same_as_in_core({"sort", "-i", arg("k.npy")}, "8MiB");
+  EXPECT_TRUE(contains(host, "spill in host memory)")) << host;
+}
+
+TEST_F(CliExternalSortTest, ABudgetTooSmallForOneBucketIsAUsageError) {
+  write_keys<std::uint64_t>("k.npy", 100000, 0);
+  const run_result r = run_cpu({"sort", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "16KiB"});
+  EXPECT_EQ(r.exit_code, ex_usage) << r;
+  expect_one_error_line(r, "lookback sort: ", "the host memory limit is too small for the external sort's buckets");
+  EXPECT_FALSE(fs::exists(path("out.npy")));
+}
+
+TEST_F(CliExternalSortTest, PeakMemoryStaysBoundedOnAnInputManyTimesTheCap) {
+  write_keys<std::uint32_t>("k.npy", 16 << 20, 0);  // 64 MiB of keys
+  const auto [code, peak_kib] = run_measured(
+      {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "8MiB"}, dir_, 0);
+  EXPECT_EQ(code, ex_ok);
+  EXPECT_LT(peak_kib, 48 * 1024) << "peak resident set " << peak_kib << " KiB";
+}
+
+TEST_F(CliExternalSortTest, ADiskThatFillsWhileSpillingOrWritingLeavesTheOldOutputAndNoFiles) {
+  write_keys<std::uint32_t>("k.npy", 1 << 20, 0);  // 4 MiB of keys: a 1 MiB file limit stops the spill, or the output
+  for (const char* cap : {"2MiB", "12MiB"}) {     // spill in a file, or in host memory
+    write_file(path("out.npy"), "old contents");
+    const auto [code, peak] = run_measured(
+        {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", cap}, dir_, 1 << 20);
+    (void)peak;
+    EXPECT_EQ(code, ex_ioerr) << cap;
+    EXPECT_EQ(read_file(path("out.npy")), "old contents") << cap;
+    EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"k.npy", "out.npy"})) << cap;
+  }
+  // The message: one line naming the spill file's directory.
+  const run_result r = run_cpu_with_file_limit(
+      {"sort", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "2MiB"}, 1 << 20);
+  EXPECT_EQ(r.exit_code, ex_ioerr) << r;
+  expect_one_error_line(r, "lookback sort: spill file in " + dir_.string(), "File too large");
+}
+
+TEST_F(CliExternalSortTest, ATruncatedInputIsADataErrorAndWritesNothing) {
+  write_keys<std::uint32_t>("k.npy", 100000, 0);
+  const std::string whole = read_file(path("k.npy"));
+  write_file(path("k.npy"), whole.substr(0, whole.size() - 1000));
+  const run_result r = run_cpu({"sort", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1MiB"});
+  EXPECT_EQ(r.exit_code, ex_dataerr) << r;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
+  EXPECT_TRUE(contains(r.err, arg("k.npy"))) << r;
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"k.npy"}));
+}
+
+TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
+  write_keys<std::uint64_t>("k.npy", 24 << 20, 0);  // 192 MiB: seconds of external sorting
+  write_file(path("out.npy"), "old contents");
+  std::vector<std::string> words{lookback_binary, "sort",         "--backend",           "cpu", "-i", arg("k.npy"),
+                                 "-o",            arg("out.npy"), "--host-memory-limit", "4MiB"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd < 0 || ::dup2(null_fd, 1) < 0 || ::dup2(null_fd, 2) < 0) ::_exit(127);
+    ::execv(lookback_binary, argv.data());
+    ::_exit(127);
+  }
+  // Once the temporary output exists, the sort is under way.
+  const auto started = std::chrono::steady_clock::now();
+  while (names_of(snapshot(dir_)).size() < 3 && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) break;
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the sort ended before Ctrl-C (status " << status << ")";
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_EQ(read_file(path("out.npy")), "old contents");
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"k.npy", "out.npy"}));
+}
+
+}  // namespace

@@ -60,10 +60,15 @@ const char* name_of(shape s) {
   return "?";
 }
 
-/// n keys of `type` shaped as asked; floats carry NaNs of both signs, both zeros and infinities.
+/// n keys of `type` shaped as asked; floats also carry NaNs of both signs, both zeros and infinities.
 io::host_array keys_of(io::dtype type, std::int64_t n, shape s, std::mt19937_64& rng) {
-  io::host_array keys = random_array(type, n, distribution::signed_, rng);
+  // Random bit patterns: every key type, floats of every exponent (NaNs among them).
   const std::size_t w = io::dtype_size(type);
+  io::host_array keys{type, {n}, std::vector<std::byte>(static_cast<std::size_t>(n) * w)};
+  for (std::size_t i = 0; i < keys.bytes.size(); i += 8) {
+    const std::uint64_t bits = rng();
+    std::memcpy(keys.bytes.data() + i, &bits, std::min<std::size_t>(8, keys.bytes.size() - i));
+  }
   std::byte* b = keys.bytes.data();
   const auto copy_item = [&](std::int64_t to, std::int64_t from) { std::memcpy(b + to * w, b + from * w, w); };
   switch (s) {

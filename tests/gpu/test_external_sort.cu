@@ -121,7 +121,7 @@ std::vector<std::byte> values_of(int value_bytes, std::int64_t n) {
 std::size_t device_budget_for(const typed::sort_spec& spec, std::int64_t n, int buckets) {
   if (buckets == 0) return 0;
   const std::size_t item = io::dtype_size(spec.key) + static_cast<std::size_t>(spec.value_bytes);
-  const std::size_t per_bucket = static_cast<std::size_t>(std::max<std::int64_t>(2048, n / buckets));
+  const std::size_t per_bucket = static_cast<std::size_t>(std::max<std::int64_t>(8192, n / buckets));
   return 5 * item * per_bucket + (std::size_t{64} << 10);  // beside the sort's own counters
 }
 

@@ -135,10 +135,10 @@ TEST_F(CliExternalSortTest, ATruncatedInputIsADataErrorAndWritesNothing) {
 }
 
 TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
-  write_keys<std::uint64_t>("k.npy", 24 << 20, 0);  // 192 MiB: seconds of external sorting
+  write_keys<std::uint64_t>("k.npy", 32 << 20, 0);  // 256 MiB: a second or more of external sorting
   write_file(path("out.npy"), "old contents");
   std::vector<std::string> words{lookback_binary, "sort",         "--backend",           "cpu", "-i", arg("k.npy"),
-                                 "-o",            arg("out.npy"), "--host-memory-limit", "4MiB"};
+                                 "-o",            arg("out.npy"), "--host-memory-limit", "1MiB"};
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -150,11 +150,10 @@ TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
     ::execv(lookback_binary, argv.data());
     ::_exit(127);
   }
-  // Once the temporary output exists, the sort is under way.
+  // Once the temporary output exists, the sort is under way: Ctrl-C then.
   const auto started = std::chrono::steady_clock::now();
   while (names_of(snapshot(dir_)).size() < 3 && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ::kill(pid, SIGINT);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)

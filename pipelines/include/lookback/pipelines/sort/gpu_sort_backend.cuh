@@ -27,7 +27,9 @@ class gpu_sort_backend {
 
   gpu_sort_backend(std::size_t value_bytes, int begin_bit, int end_bit, const stream_options& options, Step& step)
       : value_bytes_(value_bytes), begin_bit_(begin_bit), end_bit_(end_bit), options_(options), step_(step),
-        budget_(detail::resolve_budget(options)) {
+        budget_(detail::resolve_budget(options)),
+        // Pieces of a bucket's copies to and from a file: an eighth of the host budget at most.
+        piece_bytes_(std::clamp<std::size_t>(budget_.host_bytes / 8, 4096, detail::piece_ring::max_piece_bytes)) {
     options_.on_plan = nullptr;
     options_.progress = nullptr;
     progress_ = options.progress;
@@ -42,7 +44,7 @@ class gpu_sort_backend {
     const bool staged = keys.host_items() == nullptr || keys_out.host_items() == nullptr ||
                         (values != nullptr && (values->host_items() == nullptr || values_out->host_items() == nullptr));
     const bool fits = n <= max_sort_items && bucket_bytes(n, 1) <= budget_.device_bytes &&
-                      (staged ? 2 * detail::piece_ring::bytes() : 0) <= budget_.host_bytes;
+                      (staged ? 2 * detail::piece_ring::bytes_for(piece_bytes_) : 0) <= budget_.host_bytes;
     total_work_ = fits ? n : 3 * n;
     return fits;
   }
@@ -67,7 +69,9 @@ class gpu_sort_backend {
   }
 
   /// The pinned staging of the passes: three slots of the widest chunks in and out, and the buckets' rings.
-  std::size_t host_reserve() const { return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes(); }
+  std::size_t host_reserve() const {
+    return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes_for(piece_bytes_);
+  }
 
   digit_stats count(source& keys, const digit_pass& pass) {
     const std::int64_t n = keys.size();
@@ -216,7 +220,7 @@ class gpu_sort_backend {
     const std::int64_t base = work_done_;
     std::thread loader([&] {
       try {
-        detail::piece_ring ring;
+        detail::piece_ring ring(piece_bytes_);
         for (std::int64_t i = 0; i < count; ++i) {
           const bucket_job& j = jobs[static_cast<std::size_t>(i)];
           slot& s = slots[static_cast<std::size_t>(i % depth)];
@@ -234,7 +238,7 @@ class gpu_sort_backend {
     });
     std::thread storer([&] {
       try {
-        detail::piece_ring ring;
+        detail::piece_ring ring(piece_bytes_);
         std::int64_t done = 0;
         for (std::int64_t i = 0; i < count; ++i) {
           const bucket_job& j = jobs[static_cast<std::size_t>(i)];
@@ -348,6 +352,7 @@ class gpu_sort_backend {
   stream_options options_;
   Step& step_;
   budget budget_;
+  std::size_t piece_bytes_;
   std::function<void(std::int64_t, std::int64_t)> progress_;
   int sm_count_ = 1;
   std::int64_t total_work_ = 0, work_done_ = 0;

@@ -16,7 +16,8 @@ def read_medians(path):
         data = json.load(f)
     rows = defaultdict(dict)  # (op, type, n) -> impl -> (ms, bytes_per_second)
     for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
+        # Streaming and external-sort rows have tables of their own (stream_table.py, external_sort_table.py).
+        if b.get("aggregate_name") != "median" or b["run_name"].startswith(("stream_", "external_sort")):
             continue
         op, impl, dtype, n = b["run_name"].split("/")[:4]
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6

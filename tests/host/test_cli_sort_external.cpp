@@ -8,6 +8,8 @@
 
 #include "support/cli_harness.hpp"
 
+#include <lookback/pipelines/spill_store.hpp>
+
 #include <chrono>
 #include <random>
 #include <thread>
@@ -163,6 +165,35 @@ TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
   EXPECT_EQ(WTERMSIG(status), SIGINT);
   EXPECT_EQ(read_file(path("out.npy")), "old contents");
   EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"k.npy", "out.npy"}));
+}
+
+TEST(SpillStore, AFileSpillIsNeverSeenInItsFolderAndReadsBackWhatWasWritten) {
+  namespace pipelines = lookback::pipelines;
+  std::string pattern = (fs::temp_directory_path() / "lookback-spill-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  {
+    auto store = pipelines::spill_store::in_file(pattern, 1000, 8);
+    EXPECT_FALSE(store->in_host());
+    EXPECT_EQ(std::distance(fs::directory_iterator(pattern), fs::directory_iterator()), 0);
+    std::vector<std::uint64_t> items(1000), back(1000);
+    for (std::size_t i = 0; i < items.size(); ++i) items[i] = i * i;
+    store->as_sink().write(500, 500, items.data() + 500);
+    store->as_sink().write(0, 500, items.data());
+    store->as_source().read(0, 1000, back.data());
+    EXPECT_EQ(items, back);
+  }
+  fs::remove(pattern);
+}
+
+TEST(SpillStore, AFolderThatCannotHoldTheSpillIsAWriteErrorNamingIt) {
+  namespace pipelines = lookback::pipelines;
+  try {
+    pipelines::spill_store::in_file("/nonexistent-lookback-folder", 1000, 4);
+    ADD_FAILURE() << "no error";
+  } catch (const pipelines::stream_error& e) {
+    EXPECT_EQ(e.what_failed(), pipelines::stream_error::kind::write);
+    EXPECT_TRUE(contains(e.what(), "spill file in /nonexistent-lookback-folder: cannot create")) << e.what();
+  }
 }
 
 }  // namespace

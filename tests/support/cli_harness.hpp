@@ -361,6 +361,17 @@ class CliTest : public ::testing::Test {
     return r;
   }
 
+  // Runs lookback with `args` under a 1 MiB file size limit, which its output (or spill) passes: it
+  // must exit EX_IOERR, leave out.npy as `old` left it and the folder holding `names` alone.
+  void expect_full_disk_changes_nothing(const std::vector<std::string>& args, const std::string& old,
+                                        const std::set<std::string>& names) const {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    write_file(path("out.npy"), old);
+    EXPECT_EQ(run_measured(args, dir_, 1 << 20).first, ex_ioerr);
+    EXPECT_EQ(read_file(path("out.npy")), old);
+    EXPECT_EQ(names_of(snapshot(dir_)), names);
+  }
+
   // A run that must succeed quietly.
   run_result run_ok(const std::vector<std::string>& args) const {
     run_result r = run_cpu(args);

@@ -105,6 +105,17 @@ class pipeline_state {
     }
     changed_.notify_all();
   }
+  /// A thread running `work`, whose failure stops the run.
+  template <class Work>
+  std::thread spawn(Work work) {
+    return std::thread([this, work]() mutable {
+      try {
+        work();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+  }
   [[nodiscard]] std::exception_ptr failure() {
     std::lock_guard lock(mutex_);
     return failure_;
@@ -119,21 +130,30 @@ class pipeline_state {
   std::exception_ptr failure_;
 };
 
+/// Runs `step`, turning a CUDA error into a stream_error(kind::device) led by label().
+template <class Label, class Step>
+void naming_device_errors(Label&& label, Step&& step) {
+  try {
+    step();
+  } catch (const cuda_error& e) {
+    throw stream_error(stream_error::kind::device, label() + ": " + e.what(), static_cast<int>(e.code()));
+  }
+}
+
 /// Runs `step`, turning what it throws into one stream_error that names the chunk.
 template <class Step>
 void in_chunk(std::int64_t k, const chunk_plan& plan, Step&& step) {
+  const std::string of = std::to_string(k + 1) + " of " + std::to_string(plan.chunks);
   try {
-    step();
+    naming_device_errors(
+        [&] {
+          return "chunk " + of + " (items " + std::to_string(plan.first_of(k)) + ".." +
+                 std::to_string(plan.first_of(k) + plan.count_of(k) - 1) + ")";
+        },
+        step);
   } catch (const stream_error& e) {
     if (e.what_failed() == stream_error::kind::device) throw;
-    throw stream_error(e.what_failed(),
-                       std::string(e.what()) + " (chunk " + std::to_string(k + 1) + " of " + std::to_string(plan.chunks) + ")");
-  } catch (const cuda_error& e) {
-    throw stream_error(stream_error::kind::device,
-                       "chunk " + std::to_string(k + 1) + " of " + std::to_string(plan.chunks) + " (items " +
-                           std::to_string(plan.first_of(k)) + ".." + std::to_string(plan.first_of(k) + plan.count_of(k) - 1) +
-                           "): " + e.what(),
-                       static_cast<int>(e.code()));
+    throw stream_error(e.what_failed(), std::string(e.what()) + " (chunk " + of + ")");
   }
 }
 
@@ -188,53 +208,45 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
     return c;
   };
 
-  std::thread reader([&] {
-    try {
-      for (std::int64_t k = 0; k < plan.chunks; ++k) {
-        slot& s = slots[static_cast<std::size_t>(k % depth)];
-        // The staging is free again once chunk k - depth's copy in, enqueued before `issued` moved, is done.
-        if (k >= depth) {
-          if (!state.wait_for(state.issued, k - depth + 1)) return;
-          LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.staged));
-        }
-        detail::in_chunk(k, plan, [&] {
-          for (std::size_t i = 0; i < inputs; ++i)
-            if (s.h_in[i] != nullptr) job.inputs[i]->read(plan.first_of(k), plan.count_of(k), s.h_in[i]);
-        });
-        state.advance(state.read, k + 1);
+  std::thread reader = state.spawn([&] {
+    for (std::int64_t k = 0; k < plan.chunks; ++k) {
+      slot& s = slots[static_cast<std::size_t>(k % depth)];
+      // The staging is free again once chunk k - depth's copy in, enqueued before `issued` moved, is done.
+      if (k >= depth) {
+        if (!state.wait_for(state.issued, k - depth + 1)) return;
+        LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.staged));
       }
-    } catch (...) {
-      state.fail(std::current_exception());
+      detail::in_chunk(k, plan, [&] {
+        for (std::size_t i = 0; i < inputs; ++i)
+          if (s.h_in[i] != nullptr) job.inputs[i]->read(plan.first_of(k), plan.count_of(k), s.h_in[i]);
+      });
+      state.advance(state.read, k + 1);
     }
   });
 
   const bool drained = job.output != nullptr || job.drain;
   std::thread writer;
   if (drained)
-    writer = std::thread([&] {
-      try {
-        std::int64_t out_first = 0;
-        for (std::int64_t k = 0; k < plan.chunks; ++k) {
-          if (!state.wait_for(state.issued, k + 1)) return;
-          slot& s = slots[static_cast<std::size_t>(k % depth)];
-          const chunk c = chunk_of(k);
-          detail::in_chunk(k, plan, [&] {
-            LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.computed));
-            if (job.drain) return job.drain(c, copy_out);
-            const std::int64_t out_items = job.output_items ? job.output_items(c) : c.count;
-            auto* direct = static_cast<std::byte*>(job.output->host_items());
-            std::byte* to = direct != nullptr ? direct + static_cast<std::size_t>(out_first) * job.out_item_bytes : s.h_out;
-            LOOKBACK_CUDA_TRY(cudaMemcpyAsync(to, s.d_out.data(), static_cast<std::size_t>(out_items) * job.out_item_bytes,
-                                              cudaMemcpyDeviceToHost, copy_out));
-            LOOKBACK_CUDA_TRY(cudaStreamSynchronize(copy_out));
-            if (direct == nullptr) job.output->write(out_first, out_items, s.h_out);
-            out_first += out_items;
-          });
-          state.advance(state.written, k + 1);
-          if (job.progress) job.progress(c.first + c.count);
-        }
-      } catch (...) {
-        state.fail(std::current_exception());
+    writer = state.spawn([&] {
+      std::int64_t out_first = 0;
+      for (std::int64_t k = 0; k < plan.chunks; ++k) {
+        if (!state.wait_for(state.issued, k + 1)) return;
+        slot& s = slots[static_cast<std::size_t>(k % depth)];
+        const chunk c = chunk_of(k);
+        detail::in_chunk(k, plan, [&] {
+          LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.computed));
+          if (job.drain) return job.drain(c, copy_out);
+          const std::int64_t out_items = job.output_items ? job.output_items(c) : c.count;
+          auto* direct = static_cast<std::byte*>(job.output->host_items());
+          std::byte* to = direct != nullptr ? direct + static_cast<std::size_t>(out_first) * job.out_item_bytes : s.h_out;
+          LOOKBACK_CUDA_TRY(cudaMemcpyAsync(to, s.d_out.data(), static_cast<std::size_t>(out_items) * job.out_item_bytes,
+                                            cudaMemcpyDeviceToHost, copy_out));
+          LOOKBACK_CUDA_TRY(cudaStreamSynchronize(copy_out));
+          if (direct == nullptr) job.output->write(out_first, out_items, s.h_out);
+          out_first += out_items;
+        });
+        state.advance(state.written, k + 1);
+        if (job.progress) job.progress(c.first + c.count);
       }
     });
 

@@ -208,53 +208,43 @@ class gpu_sort_backend {
     // read: buckets on the device; issued: buckets whose sort is enqueued; written: buckets in the output.
     detail::pipeline_state state;
     const auto named = [&](std::int64_t i, auto&& work) {
-      try {
-        work();
-      } catch (const cuda_error& e) {
-        throw stream_error(stream_error::kind::device,
-                           "bucket " + std::to_string(i + 1) + " of " + std::to_string(count) + " (" +
-                               std::to_string(jobs[static_cast<std::size_t>(i)].count) + " items): " + e.what(),
-                           static_cast<int>(e.code()));
-      }
+      detail::naming_device_errors(
+          [&] {
+            return "bucket " + std::to_string(i + 1) + " of " + std::to_string(count) + " (" +
+                   std::to_string(jobs[static_cast<std::size_t>(i)].count) + " items)";
+          },
+          work);
     };
     const std::int64_t base = work_done_;
-    std::thread loader([&] {
-      try {
-        detail::piece_ring ring(piece_bytes_);
-        for (std::int64_t i = 0; i < count; ++i) {
-          const bucket_job& j = jobs[static_cast<std::size_t>(i)];
-          slot& s = slots[static_cast<std::size_t>(i % depth)];
-          if (i >= depth && !state.wait_for(state.written, i - depth + 1)) return;
-          named(i, [&] {
-            ring.to_device(keys, j.first, j.count, s.keys_in.data(), copy_in);
-            if (vb != 0) ring.to_device(*values, j.first, j.count, s.values_in.data(), copy_in);
-            LOOKBACK_CUDA_TRY(cudaEventRecord(s.loaded, copy_in));
-          });
-          state.advance(state.read, i + 1);
-        }
-      } catch (...) {
-        state.fail(std::current_exception());
+    std::thread loader = state.spawn([&] {
+      detail::piece_ring ring(piece_bytes_);
+      for (std::int64_t i = 0; i < count; ++i) {
+        const bucket_job& j = jobs[static_cast<std::size_t>(i)];
+        slot& s = slots[static_cast<std::size_t>(i % depth)];
+        if (i >= depth && !state.wait_for(state.written, i - depth + 1)) return;
+        named(i, [&] {
+          ring.to_device(keys, j.first, j.count, s.keys_in.data(), copy_in);
+          if (vb != 0) ring.to_device(*values, j.first, j.count, s.values_in.data(), copy_in);
+          LOOKBACK_CUDA_TRY(cudaEventRecord(s.loaded, copy_in));
+        });
+        state.advance(state.read, i + 1);
       }
     });
-    std::thread storer([&] {
-      try {
-        detail::piece_ring ring(piece_bytes_);
-        std::int64_t done = 0;
-        for (std::int64_t i = 0; i < count; ++i) {
-          const bucket_job& j = jobs[static_cast<std::size_t>(i)];
-          slot& s = slots[static_cast<std::size_t>(i % depth)];
-          if (!state.wait_for(state.issued, i + 1)) return;
-          named(i, [&] {
-            LOOKBACK_CUDA_TRY(cudaStreamWaitEvent(copy_out, s.sorted));
-            ring.from_device(s.keys_out.data(), j.count, keys_out, j.first, key_bytes, copy_out);
-            if (vb != 0) ring.from_device(s.values_out.data(), j.count, *values_out, j.first, vb, copy_out);
-          });
-          state.advance(state.written, i + 1);
-          done += j.count;
-          report_progress(base + done);
-        }
-      } catch (...) {
-        state.fail(std::current_exception());
+    std::thread storer = state.spawn([&] {
+      detail::piece_ring ring(piece_bytes_);
+      std::int64_t done = 0;
+      for (std::int64_t i = 0; i < count; ++i) {
+        const bucket_job& j = jobs[static_cast<std::size_t>(i)];
+        slot& s = slots[static_cast<std::size_t>(i % depth)];
+        if (!state.wait_for(state.issued, i + 1)) return;
+        named(i, [&] {
+          LOOKBACK_CUDA_TRY(cudaStreamWaitEvent(copy_out, s.sorted));
+          ring.from_device(s.keys_out.data(), j.count, keys_out, j.first, key_bytes, copy_out);
+          if (vb != 0) ring.from_device(s.values_out.data(), j.count, *values_out, j.first, vb, copy_out);
+        });
+        state.advance(state.written, i + 1);
+        done += j.count;
+        report_progress(base + done);
       }
     });
     try {

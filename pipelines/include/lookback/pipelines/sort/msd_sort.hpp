@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -143,10 +144,6 @@ class msd_sort {
   }
 
  private:
-  struct bucket {
-    std::int64_t first = 0, count = 0;
-  };
-
   /// Sorts the n items of keys (values) into keys_out (values_out); every key shares the bits from hi up.
   void part(source& keys, source* values, sink& keys_out, sink* values_out, std::int64_t n, int hi, int level,
             bool top) {
@@ -161,13 +158,14 @@ class msd_sort {
     }
 
     // Digits in order into buckets of at most cap_ items; a digit larger than that is a bucket alone.
+    // Each bucket sorts on the bits below those all its keys share.
     std::vector<int> bucket_of(stats.counts.size());
-    std::vector<bucket> buckets;
+    std::vector<bucket_job> buckets;
     std::int64_t at = 0;
     for (std::size_t d = 0; d < stats.counts.size(); ++d) {
       const auto c = static_cast<std::int64_t>(stats.counts[d]);
       const bool open = !buckets.empty() && buckets.back().count + c <= cap_ && buckets.back().count <= cap_;
-      if (!open && (c > 0 || buckets.empty())) buckets.push_back({at, 0});
+      if (!open && (c > 0 || buckets.empty())) buckets.push_back({at, 0, pass.hi_bit});
       buckets.back().count += c;
       bucket_of[d] = static_cast<int>(buckets.size()) - 1;
       at += c;
@@ -184,8 +182,10 @@ class msd_sort {
     const std::unique_ptr<spill_store> key_store = into_output ? nullptr : make_store(n, s_.key_bytes, in_host);
     const std::unique_ptr<spill_store> value_store =
         values == nullptr || into_output ? nullptr : make_store(n, s_.value_bytes, in_host);
-    if (top) report_.spill = key_store == nullptr || key_store->in_host() ? spill_kind::host : spill_kind::file;
-    if (key_store != nullptr && !key_store->in_host()) report_.spill = spill_kind::file;
+    if (key_store != nullptr && !key_store->in_host())
+      report_.spill = spill_kind::file;
+    else if (top)
+      report_.spill = spill_kind::host;
     sink& key_spill = key_store != nullptr ? key_store->as_sink() : keys_out;
     sink* value_spill = values == nullptr ? nullptr : value_store != nullptr ? &value_store->as_sink() : values_out;
 
@@ -208,12 +208,12 @@ class msd_sort {
     source* value_in = values == nullptr ? nullptr : value_store != nullptr ? &value_store->as_source() : value_back.get();
 
     std::vector<bucket_job> jobs;
-    for (const bucket& b : buckets)
-      if (b.count > 0 && b.count <= cap_) jobs.push_back({b.first, b.count, hi_of(pass)});
+    std::copy_if(buckets.begin(), buckets.end(), std::back_inserter(jobs),
+                 [&](const bucket_job& b) { return b.count > 0 && b.count <= cap_; });
     report_.buckets += static_cast<std::int64_t>(jobs.size());
     for (const bucket_job& j : jobs) report_.bucket_items = std::max(report_.bucket_items, j.count);
     be_.sort_buckets(key_in, value_in, keys_out, values_out, jobs);
-    for (const bucket& b : buckets) {
+    for (const bucket_job& b : buckets) {
       if (b.count <= cap_) continue;
       source_range k(key_in, b.first, b.count);
       sink_range ko(keys_out, b.first, s_.key_bytes);
@@ -242,7 +242,6 @@ class msd_sort {
     const int width = std::min(s_.digit_bits, hi - s_.begin_bit);
     return {hi - width, width, s_.begin_bit, hi};
   }
-  static int hi_of(const digit_pass& p) { return p.hi_bit; }
   std::size_t item_bytes() const { return s_.key_bytes + s_.value_bytes; }
 
   std::unique_ptr<spill_store> make_store(std::int64_t n, std::size_t bytes, bool in_host) const {

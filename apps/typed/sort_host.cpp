@@ -4,7 +4,7 @@
 #include "typed/sort_ops.hpp"
 #include "typed/sort_visit.hpp"
 
-#include <lookback/algorithms/radix_sort/key_bits.cuh>
+#include <lookback/algorithms/cpu/radix_sort.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -70,29 +70,6 @@ void check_sort_spec(const sort_spec& spec) {
 }
 
 namespace {
-/// Each key's bit field, computed once so that the sort compares plain integers.
-template <class Key, bool Descending>
-std::vector<radix::bits_t<Key>> bit_fields(const Key* keys, std::int64_t n, int begin_bit, int end_bit) {
-  using bits = radix::bits_t<Key>;
-  const int width = end_bit - begin_bit;
-  const bits mask = width == 8 * static_cast<int>(sizeof(bits)) ? static_cast<bits>(~bits{0})
-                                                                 : static_cast<bits>((bits{1} << width) - 1);
-  std::vector<bits> fields(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    fields[i] = static_cast<bits>(radix::ordered_bits<Key, Descending>(keys[i]) >> begin_bit) & mask;
-  return fields;
-}
-
-template <class Key>
-std::vector<std::int64_t> stable_order(const sort_spec& spec, const Key* keys, std::int64_t n) {
-  const auto fields = spec.descending ? bit_fields<Key, true>(keys, n, spec.begin_bit, spec.end_bit)
-                                      : bit_fields<Key, false>(keys, n, spec.begin_bit, spec.end_bit);
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), std::int64_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return fields[a] < fields[b]; });
-  return order;
-}
-
 void gather(const void* in, void* out, std::size_t width, const std::vector<std::int64_t>& order) {
   const auto* from = static_cast<const std::byte*>(in);
   auto* to = static_cast<std::byte*>(out);
@@ -106,7 +83,10 @@ void sort_cpu(const sort_spec& spec, const void* keys_in, void* keys_out, const 
   check_sort_spec(spec);
   visit_sort_key(spec.key, [&](auto zero) {
     using Key = decltype(zero);
-    const std::vector<std::int64_t> order = stable_order(spec, static_cast<const Key*>(keys_in), n);
+    const auto* keys = static_cast<const Key*>(keys_in);
+    const std::vector<std::int64_t> order =
+        spec.descending ? cpu::stable_sort_order<Key, true>(keys, n, spec.begin_bit, spec.end_bit)
+                        : cpu::stable_sort_order<Key, false>(keys, n, spec.begin_bit, spec.end_bit);
     gather(keys_in, keys_out, sizeof(Key), order);
     if (spec.value_bytes != 0) gather(values_in, values_out, static_cast<std::size_t>(spec.value_bytes), order);
   });

@@ -1,0 +1,125 @@
+#pragma once
+// The local steps of the distributed algorithms on device arrays, with lookback's kernels, all on one
+// stream (the GPU backend, with NCCL between ranks). Nothing here waits for the host except
+// compaction, whose count sizes the exchange that follows.
+#include <lookback/algorithms/histogram.cuh>
+#include <lookback/algorithms/radix_sort.cuh>
+#include <lookback/algorithms/select.cuh>
+#include <lookback/distributed/device/rank_kernels.cuh>
+#include <lookback/distributed/sort_options.hpp>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/reduce.cuh>
+#include <lookback/primitives/scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace lookback::dist {
+
+class device_backend {
+ public:
+  template <class T>
+  using buffer = device_buffer<T>;
+  static constexpr bool on_device = true;
+
+  explicit device_backend(cudaStream_t stream) : stream_(stream) {}
+
+  template <class T>
+  [[nodiscard]] buffer<T> allocate(std::int64_t n) const {
+    return buffer<T>(static_cast<std::size_t>(n), stream_);
+  }
+  [[nodiscard]] cudaStream_t stream() const { return stream_; }
+
+  /// Stream-ordered; the caller waits (communicator::sync_stream) before reading dst.
+  template <class T>
+  void copy_to_host(const T* src, T* dst, std::int64_t n) const {
+    lookback::copy_to_host(dst, src, static_cast<std::size_t>(n), stream_);
+  }
+  template <class T>
+  void copy_from_host(const T* src, T* dst, std::int64_t n) const {
+    lookback::copy_to_device(dst, src, static_cast<std::size_t>(n), stream_);
+  }
+
+  template <class T, class Op>
+  void reduce(const T* in, std::int64_t n, T* out, Op op) const {
+    lookback::reduce(in, out, n, op, identity_of<T>(op), stream_);
+  }
+
+  template <class T, class Op>
+  void fold(const T* totals, int count, bool has_init, T init, Op op, T* out) const {
+    device::fold_kernel<<<1, 1, 0, stream_>>>(totals, count, has_init, init, op, out);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+
+  template <class T, class Op>
+  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
+    buffer<T> total(1, stream_);
+    lookback::detail::with_temp_storage(allocator_, stream_, [&](void* d_temp, std::size_t& bytes) {
+      lookback::exclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total.data()}, op, n, stream_);
+    });
+  }
+  template <class T, class Op>
+  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
+    if (prefix == nullptr) return lookback::inclusive_scan(in, out, op, n, stream_);
+    buffer<T> total(1, stream_);
+    lookback::detail::with_temp_storage(allocator_, stream_, [&](void* d_temp, std::size_t& bytes) {
+      lookback::inclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total.data()}, op, n, stream_);
+    });
+  }
+
+  template <class Sample, class Counter>
+  void histogram_even(const Sample* samples, std::int64_t n, Counter* counts, int num_bins,
+                      histogram::level_t<Sample> lower, histogram::level_t<Sample> upper) const {
+    lookback::histogram_even(samples, n, counts, num_bins, lower, upper, stream_);
+  }
+  template <class Sample, class Counter>
+  void histogram_range(const Sample* samples, std::int64_t n, Counter* counts, int num_bins,
+                       const histogram::level_t<Sample>* levels) const {
+    lookback::histogram_range(samples, n, counts, num_bins, levels, stream_);
+  }
+
+  template <class T, class Pred>
+  std::int64_t select_if(const T* in, std::int64_t n, T* out, Pred pred) const {
+    buffer<std::int64_t> kept(1, stream_);
+    lookback::select_if(in, out, kept.data(), n, pred, stream_);
+    return selected_count(kept.data(), stream_);
+  }
+  template <class T, class Flag>
+  std::int64_t select_flagged(const T* in, const Flag* flags, std::int64_t n, T* out) const {
+    buffer<std::int64_t> kept(1, stream_);
+    lookback::select_flagged(in, flags, out, kept.data(), n, stream_);
+    return selected_count(kept.data(), stream_);
+  }
+
+  template <bool Descending, class Key, class Value>
+  void sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::int64_t n,
+            int begin_bit, int end_bit) const {
+    lookback::detail::with_temp_storage(allocator_, stream_, [&](void* d_temp, std::size_t& bytes) {
+      if constexpr (std::is_same_v<Value, no_values>) {
+        radix::detail::sort_separate<Descending, Key, radix::no_value>(d_temp, bytes, keys_in, keys_out, nullptr,
+                                                                       nullptr, n, begin_bit, end_bit, stream_);
+      } else {
+        radix::detail::sort_separate<Descending>(d_temp, bytes, keys_in, keys_out, values_in, values_out, n, begin_bit,
+                                                 end_bit, stream_);
+      }
+    });
+  }
+
+  template <bool Descending, class Key>
+  void count_at_most(const Key* sorted, std::int64_t n, int begin_bit, int end_bit, const std::uint64_t* probes,
+                     std::int64_t m, std::int64_t* counts) const {
+    if (m == 0) return;
+    const int width = end_bit - begin_bit;
+    const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    const int blocks = static_cast<int>(std::min<std::int64_t>((m + 255) / 256, 1024));
+    device::count_at_most_kernel<Descending><<<blocks, 256, 0, stream_>>>(sorted, n, begin_bit, mask, probes, m, counts);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+
+ private:
+  cudaStream_t stream_;
+  mutable stream_allocator allocator_;
+};
+
+}  // namespace lookback::dist

@@ -2,6 +2,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/failure.hpp"
 #include "io/io_error.hpp"
 
 #include <lookback/pipelines/stream_error.hpp>
@@ -51,32 +52,9 @@ int main(int argc, char** argv) {
       // A result printed into a full disk or a closed pipe is a lost result.
       if (!std::cout.flush()) return report(where, "writing the result to standard output failed", exit_code::io_error);
       return code;
-    } catch (const cli_error& e) {
-      return report(where, e.what(), e.exit_code());
-    } catch (const lookback::io::io_error& e) {
-      return report(where, e.what(), exit_code_for(e.kind()));
-    } catch (const lookback::pipelines::stream_error& e) {
-      using kind = lookback::pipelines::stream_error::kind;
-      switch (e.what_failed()) {
-        case kind::read:
-        case kind::write: return report(where, e.what(), exit_code::io_error);
-        case kind::budget: return report(where, e.what(), exit_code::usage);
-        case kind::device:
-          if (e.cuda_code() == cudaErrorMemoryAllocation)
-            return report(where, std::string("out of device memory: ") + e.what(), exit_code::os_error);
-          return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
-      }
-      return report(where, e.what(), exit_code::software);
-    } catch (const lookback::cuda_error& e) {
-      // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still
-      // counts as out of memory, not as a failure of ours.
-      if (e.code() == cudaErrorMemoryAllocation)
-        return report(where, std::string("out of device memory: ") + e.what(), exit_code::os_error);
-      return report(where, std::string("CUDA failure: ") + e.what(), exit_code::software);
-    } catch (const std::bad_alloc&) {
-      return report(where, "out of host memory", exit_code::os_error);
-    } catch (const std::exception& e) {
-      return report(where, e.what(), exit_code::software);
+    } catch (...) {
+      const failure f = classify(std::current_exception());
+      return report(where, f.message, f.exit_code);
     }
   }
   return report("lookback", "unknown command '" + name + "' (see lookback --help)", exit_code::usage);

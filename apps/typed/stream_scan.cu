@@ -95,3 +95,21 @@ stream_outcome scan_stream(const scan_spec& spec, pipelines::source& in, pipelin
 }
 
 }  // namespace lookback::typed
+
+namespace lookback::typed {
+
+void scan_carried(const scan_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                  const void* d_prefix, void* d_total, std::int64_t n, cudaStream_t stream) {
+  visit_numeric(spec.type, [&](auto zero) {
+    using T = decltype(zero);
+    visit_op(spec.op, [&](auto op) {
+      const carried<T> carry{static_cast<const T*>(d_prefix), static_cast<T*>(d_total)};
+      const auto* in = static_cast<const T*>(d_in);
+      auto* out = static_cast<T*>(d_out);
+      if (spec.inclusive) pipelines::lookback_scan_chunk<false, decltype(op)>{op}(d_temp, temp_bytes, in, out, carry, n, stream);
+      else pipelines::lookback_scan_chunk<true, decltype(op)>{op}(d_temp, temp_bytes, in, out, carry, n, stream);
+    });
+  });
+}
+
+}  // namespace lookback::typed

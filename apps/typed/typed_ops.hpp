@@ -52,6 +52,11 @@ void reduce(implementation impl, io::dtype type, op_kind op, void* d_temp, std::
 void scan(implementation impl, const scan_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_in,
           void* d_out, std::int64_t n, cudaStream_t stream);
 
+/// lookback's scan of one slice of a longer sequence from a carried prefix in device memory
+/// (scan_carry.cuh): *d_prefix starts it, *d_total receives the prefix combined with the slice.
+void scan_carried(const scan_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                  const void* d_prefix, void* d_total, std::int64_t n, cudaStream_t stream);
+
 /// CPU references (sequential, in the element type, wrapping as the GPU does).
 void reduce_cpu(io::dtype type, op_kind op, const void* in, void* out, std::int64_t n);
 void scan_cpu(const scan_spec& spec, const void* in, void* out, std::int64_t n);

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -50,6 +51,12 @@ inline std::pair<std::int64_t, std::int64_t> slice_of(std::int64_t n, int p, int
 }
 
 inline constexpr std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 4099, 40013};
+
+/// Whether size n runs: LOOKBACK_TEST_MAX_N caps the sizes (the sanitizer runs set it).
+inline bool size_runs(std::int64_t n) {
+  const char* cap = std::getenv("LOOKBACK_TEST_MAX_N");
+  return cap == nullptr || *cap == '\0' || n <= std::strtoll(cap, nullptr, 10);
+}
 
 enum class spread { uniform, skewed, all_equal };
 inline const char* spread_name(spread s) {
@@ -264,6 +271,7 @@ void run_reduce_and_scan_cases(Env& env) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (layout l : layouts)
     for (std::int64_t n : sizes) {
+      if (!size_runs(n)) continue;
       check_reduce_and_scans<Env, std::int32_t>(env, sum{}, n, l, seed);
       check_reduce_and_scans<Env, std::uint32_t>(env, maximum{}, n, l, seed + 1);
       check_reduce_and_scans<Env, std::int64_t>(env, minimum{}, n, l, seed + 2);
@@ -279,6 +287,7 @@ void run_histogram_cases(Env& env) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (layout l : layouts)
     for (std::int64_t n : sizes) {
+      if (!size_runs(n)) continue;
       check_histograms<Env, std::uint8_t>(env, n, l, seed);
       check_histograms<Env, std::uint16_t>(env, n, l, seed + 1);
       check_histograms<Env, std::int32_t>(env, n, l, seed + 2);
@@ -295,6 +304,7 @@ void run_select_cases(Env& env) {
   for (layout l : layouts)
     for (std::int64_t n : sizes)
       for (bool rebalance : {false, true}) {
+        if (!size_runs(n)) continue;
         check_selects<Env, std::int32_t>(env, n, l, rebalance, seed);
         check_selects<Env, double>(env, n, l, rebalance, seed + 1);
         check_selects<Env, std::uint64_t>(env, n, l, rebalance, seed + 2);
@@ -307,6 +317,7 @@ void run_sort_cases_for(Env& env, std::uint64_t seed) {
   for (layout l : layouts)
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{33}, std::int64_t{4099}, std::int64_t{40013}})
       for (spread s : {spread::uniform, spread::skewed, spread::all_equal}) {
+        if (!size_runs(n)) continue;
         check_sort<Env, Key, std::uint32_t>(env, n, l, s, sort_options{}, seed);
         check_sort<Env, Key, std::uint64_t>(env, n, l, s, sort_options{true, 0, -1}, seed + 1);
         check_sort<Env, Key, std::uint32_t>(env, n, l, s, sort_options{false, width / 4, width - 1}, seed + 2);

@@ -3,6 +3,7 @@
 // the MPI communicator's staged device buffers, which runs the device backend's multi-rank paths
 // (splitters, exchanges) on one GPU. Every function against the sequential result.
 #include "distributed/dist_cases.hpp"
+#include "distributed/typed_cases.hpp"
 #include "support/gpu_test.hpp"
 
 #include <lookback/distributed/device_backend.cuh>
@@ -72,6 +73,15 @@ TEST_F(device_ranks_over_mpi, histograms_equal_the_sequential_counts_on_every_ra
 TEST_F(device_ranks_over_mpi, compaction_places_kept_items_at_their_global_offset) { run_select_cases(env()); }
 TEST_F(device_ranks_over_mpi, sort_is_the_sequential_stable_sort_and_exactly_balanced) {
   run_sort_cases<rank_env<device_backend>, std::uint32_t, float, std::uint64_t>(env());
+}
+
+TEST_F(nccl_one_rank, the_commands_typed_runs_equal_the_cpu_references) {
+  typed::dist_rank rank{env().comm, true, stream_};
+  check_typed_runs(rank);
+}
+TEST_F(device_ranks_over_mpi, the_commands_typed_runs_equal_the_cpu_references) {
+  typed::dist_rank rank{env().comm, true, stream_};
+  check_typed_runs(rank);
 }
 
 /// The splitter search's count on the device equals the CPU backend's, probe for probe.

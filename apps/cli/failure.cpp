@@ -1,0 +1,50 @@
+#include "cli/failure.hpp"
+
+#include "cli/cli_error.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/io_error.hpp"
+
+#include <lookback/distributed/dist_error.hpp>
+#include <lookback/pipelines/stream_error.hpp>
+#include <lookback/primitives/error.cuh>
+
+#include <new>
+
+namespace lookback::cli {
+
+failure classify(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const cli_error& e) {
+    return {e.exit_code(), e.what()};
+  } catch (const io::io_error& e) {
+    return {exit_code_for(e.kind()), e.what()};
+  } catch (const dist::dist_error& e) {
+    return {e.exit_code() != 0 ? e.exit_code() : exit_code::software, e.what()};
+  } catch (const pipelines::stream_error& e) {
+    using kind = pipelines::stream_error::kind;
+    switch (e.what_failed()) {
+      case kind::read:
+      case kind::write: return {exit_code::io_error, e.what()};
+      case kind::budget: return {exit_code::usage, e.what()};
+      case kind::device:
+        if (e.cuda_code() == cudaErrorMemoryAllocation)
+          return {exit_code::os_error, std::string("out of device memory: ") + e.what()};
+        return {exit_code::software, std::string("CUDA failure: ") + e.what()};
+    }
+    return {exit_code::software, e.what()};
+  } catch (const cuda_error& e) {
+    // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still
+    // counts as out of memory, not as a failure of ours.
+    if (e.code() == cudaErrorMemoryAllocation) return {exit_code::os_error, std::string("out of device memory: ") + e.what()};
+    return {exit_code::software, std::string("CUDA failure: ") + e.what()};
+  } catch (const std::bad_alloc&) {
+    return {exit_code::os_error, "out of host memory"};
+  } catch (const std::exception& e) {
+    return {exit_code::software, e.what()};
+  } catch (...) {
+    return {exit_code::software, "failed with an unknown exception"};
+  }
+}
+
+}  // namespace lookback::cli

@@ -1,16 +1,10 @@
 // lookback: GPU data-parallel primitives on .npy and raw files, checked against CUB.
-#include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/failure.hpp"
-#include "io/io_error.hpp"
-
-#include <lookback/pipelines/stream_error.hpp>
-#include <lookback/primitives/error.cuh>
 
 #include <cstring>
 #include <iostream>
-#include <new>
 
 #ifndef LOOKBACK_VERSION
 #define LOOKBACK_VERSION "unknown"

@@ -29,13 +29,13 @@ class typed_device_backend : public dist::device_backend {
   }
 
   template <class T, class Op>
-  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op) const {
-    carried_scan(scan_spec{io::dtype_of<T>(), op_kind_of<Op>(), false, {}}, in, out, n, prefix);
+  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* total, Op) const {
+    carried_scan(scan_spec{io::dtype_of<T>(), op_kind_of<Op>(), false, {}}, in, out, n, prefix, total);
   }
   template <class T, class Op>
-  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op) const {
+  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* total, Op) const {
     const scan_spec spec{io::dtype_of<T>(), op_kind_of<Op>(), true, {}};
-    if (prefix != nullptr) return carried_scan(spec, in, out, n, prefix);
+    if (prefix != nullptr) return carried_scan(spec, in, out, n, prefix, total);
     with_temp([&](void* d_temp, std::size_t& bytes) {
       typed::scan(implementation::lookback, spec, d_temp, bytes, in, out, n, stream());
     });
@@ -53,9 +53,7 @@ class typed_device_backend : public dist::device_backend {
 
   template <class T>
   std::int64_t select_if(const T* in, std::int64_t n, T* out, compare_predicate<T> pred) const {
-    select_spec spec{io::dtype_of<T>(), false, pred.kind, {}};
-    spec.value.type = spec.type;
-    std::memcpy(spec.value.bytes.data(), &pred.value, sizeof(T));
+    const select_spec spec{io::dtype_of<T>(), false, pred.kind, load_scalar(io::dtype_of<T>(), &pred.value)};
     return select(spec, in, nullptr, n, out);
   }
   template <class T>
@@ -81,10 +79,9 @@ class typed_device_backend : public dist::device_backend {
   }
 
   template <class T>
-  void carried_scan(const scan_spec& spec, const T* in, T* out, std::int64_t n, const T* prefix) const {
-    device_buffer<T> total(1, stream());
+  void carried_scan(const scan_spec& spec, const T* in, T* out, std::int64_t n, const T* prefix, T* total) const {
     with_temp([&](void* d_temp, std::size_t& bytes) {
-      scan_carried(spec, d_temp, bytes, in, out, prefix, total.data(), n, stream());
+      scan_carried(spec, d_temp, bytes, in, out, prefix, total, n, stream());
     });
   }
 

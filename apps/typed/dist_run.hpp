@@ -13,7 +13,6 @@
 #include <lookback/distributed/select.hpp>
 #include <lookback/distributed/sort.hpp>
 
-#include <cstring>
 #include <type_traits>
 
 namespace lookback::typed::detail {
@@ -31,9 +30,12 @@ void download(Backend& backend, dist::communicator& comm, const T* items, std::i
   comm.sync_stream(backend.stream());
 }
 
-template <class T>
-std::vector<std::byte> bytes_for(std::int64_t n) {
-  return std::vector<std::byte>(static_cast<std::size_t>(n) * sizeof(T));
+/// n items of the backend's memory as host bytes.
+template <class T, class Backend>
+std::vector<std::byte> download_bytes(Backend& backend, dist::communicator& comm, const T* items, std::int64_t n) {
+  std::vector<std::byte> out(static_cast<std::size_t>(n) * sizeof(T));
+  download(backend, comm, items, n, out.data());
+  return out;
 }
 
 template <class Backend>
@@ -94,8 +96,7 @@ dist_kept select_on(Backend& backend, dist::communicator& comm, const select_spe
       const auto flags = upload<std::uint8_t>(backend, h_flags, n);
       return dist::select_flagged(backend, comm, values.data(), flags.data(), n);
     }();
-    out.items = bytes_for<T>(kept.count);
-    download(backend, comm, kept.items.data(), kept.count, out.items.data());
+    out.items = download_bytes(backend, comm, kept.items.data(), kept.count);
     out.count = kept.count;
     out.first = kept.first;
     out.total = kept.total;
@@ -117,12 +118,8 @@ dist_sorted sort_on(Backend& backend, dist::communicator& comm, const sort_spec&
       const dist::sort_options options{spec.descending, spec.begin_bit, spec.end_bit};
       auto sorted = dist::sort_pairs(backend, comm, keys.data(), values.data(), n, options);
       out.count = static_cast<std::int64_t>(sorted.keys.size());
-      out.keys = bytes_for<Key>(out.count);
-      download(backend, comm, sorted.keys.data(), out.count, out.keys.data());
-      if constexpr (pairs) {
-        out.values = bytes_for<Value>(out.count);
-        download(backend, comm, sorted.values.data(), out.count, out.values.data());
-      }
+      out.keys = download_bytes(backend, comm, sorted.keys.data(), out.count);
+      if constexpr (pairs) out.values = download_bytes(backend, comm, sorted.values.data(), out.count);
       out.first = sorted.first;
       out.total = sorted.total;
       out.moved = sorted.moved;

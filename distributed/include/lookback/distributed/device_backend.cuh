@@ -52,19 +52,19 @@ class device_backend {
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
 
+  /// From the carried prefix; *total receives the prefix combined with the slice (scan_carry.cuh).
   template <class T, class Op>
-  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
-    buffer<T> total(1, stream_);
+  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* total, Op op) const {
     lookback::detail::with_temp_storage(allocator_, stream_, [&](void* d_temp, std::size_t& bytes) {
-      lookback::exclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total.data()}, op, n, stream_);
+      lookback::exclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total}, op, n, stream_);
     });
   }
+  /// Without a prefix (null), from in[0]: total is then unused.
   template <class T, class Op>
-  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
+  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* total, Op op) const {
     if (prefix == nullptr) return lookback::inclusive_scan(in, out, op, n, stream_);
-    buffer<T> total(1, stream_);
     lookback::detail::with_temp_storage(allocator_, stream_, [&](void* d_temp, std::size_t& bytes) {
-      lookback::inclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total.data()}, op, n, stream_);
+      lookback::inclusive_scan(d_temp, bytes, in, out, carried<T>{prefix, total}, op, n, stream_);
     });
   }
 

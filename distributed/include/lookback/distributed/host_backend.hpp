@@ -50,14 +50,15 @@ class host_backend {
     *out = acc;
   }
 
-  /// out[i] = *prefix op in[0] op ... op in[i - 1]
+  /// out[i] = *prefix op in[0] op ... op in[i - 1]; `total` is the device backend's carried slot,
+  /// which the sequential scan has no use for.
   template <class T, class Op>
-  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
+  void exclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* /*total*/, Op op) const {
     cpu::exclusive_scan<T>(in, out, n, *prefix, op);
   }
   /// out[i] = *prefix op in[0] op ... op in[i], or without a prefix (null) from in[0].
   template <class T, class Op>
-  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, Op op) const {
+  void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* /*total*/, Op op) const {
     if (prefix == nullptr) return cpu::inclusive_scan<T>(in, out, n, op);
     T running = *prefix;
     for (std::int64_t i = 0; i < n; ++i) out[i] = running = op(running, in[i]);

@@ -132,8 +132,8 @@ class mpi_communicator final : public communicator {
         auto* to = static_cast<std::byte*>(out.host_out());
         for (int j = 0; j < size_; ++j) {
           for (std::int64_t done = 0; done < recv_counts[j]; done += INT_MAX)
-            requests.push_back(post(MPI_Irecv, to + (recv_offsets[j] + done) * item_bytes,
-                                    std::min<std::int64_t>(INT_MAX, recv_counts[j] - done), item, j));
+            requests.push_back(post_recv(to + (recv_offsets[j] + done) * item_bytes,
+                                         std::min<std::int64_t>(INT_MAX, recv_counts[j] - done), item, j));
           for (std::int64_t done = 0; done < send_counts[j]; done += INT_MAX)
             requests.push_back(post_send(from + (send_offsets[j] + done) * item_bytes,
                                          std::min<std::int64_t>(INT_MAX, send_counts[j] - done), item, j));
@@ -162,9 +162,8 @@ class mpi_communicator final : public communicator {
   class staged {
    public:
     staged(mpi_communicator& comm, const void* buffer, std::size_t bytes, cudaStream_t stream)
-        : buffer_(const_cast<void*>(buffer)), stream_(stream), device_(comm.memory_ == memory::device) {
+        : buffer_(const_cast<void*>(buffer)), stream_(stream), device_(comm.memory_ == memory::device), bytes_(bytes) {
       if (device_) copy_.resize(bytes);
-      bytes_ = bytes;
     }
     const void* host_in() {
       if (device_ && bytes_ != 0) {
@@ -184,7 +183,7 @@ class mpi_communicator final : public communicator {
     void* buffer_;
     cudaStream_t stream_;
     bool device_;
-    std::size_t bytes_ = 0;
+    std::size_t bytes_;
     std::vector<std::byte> copy_;
   };
 
@@ -193,10 +192,9 @@ class mpi_communicator final : public communicator {
     LOOKBACK_MPI_TRY(MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, comm_));
   }
 
-  MPI_Request post(int (*irecv)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*), void* at,
-                   std::int64_t count, MPI_Datatype item, int peer) {
+  MPI_Request post_recv(void* at, std::int64_t count, MPI_Datatype item, int peer) {
     MPI_Request request;
-    LOOKBACK_MPI_TRY(irecv(at, static_cast<int>(count), item, peer, 0, comm_, &request));
+    LOOKBACK_MPI_TRY(MPI_Irecv(at, static_cast<int>(count), item, peer, 0, comm_, &request));
     return request;
   }
   MPI_Request post_send(const void* at, std::int64_t count, MPI_Datatype item, int peer) {

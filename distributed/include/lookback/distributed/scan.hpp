@@ -14,20 +14,22 @@ namespace detail {
 template <bool Exclusive, class Backend, class T, class Op>
 void scan(Backend& backend, communicator& comm, const T* d_in, T* d_out, std::int64_t num_items, T init, Op op) {
   const int rank = comm.rank();
-  auto totals = backend.template allocate<T>(comm.size() + 2);  // every rank's total, then this rank's, then its offset
+  // Every rank's total, then this rank's, its offset, and the slot the carried scan leaves its end in.
+  auto totals = backend.template allocate<T>(comm.size() + 3);
   T* d_totals = totals.data();
   T* d_mine = d_totals + comm.size();
   T* d_offset = d_mine + 1;
+  T* d_end = d_offset + 1;
   guarded(comm, [&] { backend.reduce(d_in, num_items, d_mine, op); });
   comm.allgather(d_mine, d_totals, sizeof(T), backend.stream());
   guarded(comm, [&] {
     if constexpr (Exclusive) {
       backend.fold(d_totals, rank, true, init, op, d_offset);
-      backend.exclusive_scan(d_in, d_out, num_items, d_offset, op);
+      backend.exclusive_scan(d_in, d_out, num_items, d_offset, d_end, op);
     } else {
       // Rank 0 starts from its first item, not identity op item (-0.0 stays -0.0).
       if (rank > 0) backend.fold(d_totals, rank, false, init, op, d_offset);
-      backend.inclusive_scan(d_in, d_out, num_items, rank > 0 ? d_offset : nullptr, op);
+      backend.inclusive_scan(d_in, d_out, num_items, rank > 0 ? d_offset : nullptr, d_end, op);
     }
   });
 }

@@ -48,6 +48,10 @@ class array_output {
   array_output(const std::filesystem::path& path, io::dtype type, const std::vector<std::int64_t>& shape);
   [[nodiscard]] pipelines::file_sink sink() const;
   void commit(const std::vector<std::int64_t>& shape);
+  /// Where the items go until commit(), and the bytes in front of them (shared_output.hpp opens it on
+  /// the other ranks).
+  [[nodiscard]] const std::filesystem::path& temp_path() const { return file_.temp_path(); }
+  [[nodiscard]] std::size_t header_bytes() const { return header_bytes_; }
 
  private:
   io::atomic_output_file file_;

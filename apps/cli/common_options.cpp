@@ -87,6 +87,28 @@ backend resolve_backend(const common_options& common) {
   return backend::cpu;
 }
 
+void add_launch_options(po::options_description& desc, launch_options& launching) {
+  desc.add_options()
+      ("gpus", po::value(&launching.gpus),
+       "N | all: split the input across this machine's first N GPUs (one process, NCCL between the GPUs)")
+      ("distributed", po::bool_switch(&launching.distributed),
+       "run as one rank of an MPI job (mpirun -np P lookback ...): each rank on the GPU of its local rank, or on the "
+       "CPU with --backend cpu");
+}
+
+backend resolve_backend(const common_options& common, const launch_options& launching, const memory_options& memory) {
+  if (launching.requested() && !memory.device.empty())
+    throw cli_error(exit_code::usage, std::string("--device-memory-limit does not apply to ") +
+                                          (launching.distributed ? "--distributed" : "--gpus") +
+                                          " (each rank holds its slice on its GPU); leave it out");
+  if (launching.gpus.empty() || common.backend == "cpu" || (common.backend != "auto" && common.backend != "gpu")) {
+    if (launching.distributed && common.backend == "cpu") return backend::cpu;
+    return resolve_backend(common);  // --gpus with --backend cpu is refused by launch
+  }
+  if (const auto missing = typed::gpu_unavailable_reason()) throw cli_error(exit_code::unavailable, "--gpus: " + *missing);
+  return backend::gpu;
+}
+
 typed::op_kind parse_op_option(const std::string& text) {
   const auto op = typed::parse_op(text);
   if (!op) throw cli_error(exit_code::usage, "--op must be sum, min or max, not '" + text + "'");

@@ -1,6 +1,7 @@
 #pragma once
 // Options every subcommand shares, and the parsing that turns Boost's errors into one-line usage errors.
 #include "cli/backend.hpp"
+#include "cli/launch.hpp"
 #include "typed/typed_ops.hpp"
 
 #include <boost/program_options.hpp>
@@ -49,6 +50,14 @@ std::optional<po::variables_map> parse_options(const std::vector<std::string>& a
 /// auto: the GPU when one is usable, else the CPU reference with a one-line notice on stderr.
 /// --verify needs a GPU whichever backend computes the result.
 backend resolve_backend(const common_options& common);
+
+/// --gpus and --distributed, on the commands that run across ranks.
+void add_launch_options(po::options_description& desc, launch_options& launching);
+
+/// resolve_backend for a command that may run across ranks: --gpus needs GPUs whatever the backend
+/// says; --distributed --backend cpu --verify compares with the single-process CPU run, so needs none.
+/// --device-memory-limit does not apply across ranks (each holds its slice on its GPU) and is refused.
+backend resolve_backend(const common_options& common, const launch_options& launching, const memory_options& memory);
 
 /// --op sum|min|max, parsed or refused.
 typed::op_kind parse_op_option(const std::string& text);

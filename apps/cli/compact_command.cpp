@@ -1,3 +1,4 @@
+#include "cli/array_dist.hpp"
 #include "cli/array_files.hpp"
 #include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
@@ -58,6 +59,7 @@ void check_flags(const array_file& flags, const array_file& values) {
 int compact_command(const args& a) {
   common_options common;
   memory_options memory;
+  launch_options launching;
   std::string input, output, flags_path, flags_dtype, predicate;
   po::options_description desc("compact options");
   desc.add_options()
@@ -68,7 +70,9 @@ int compact_command(const args& a) {
       ("predicate", po::value(&predicate), "keep values that are: nonzero | gt:V | ge:V | lt:V | le:V | eq:V | ne:V");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
-  const auto vm = parse_options(a, desc, "lookback compact -i X.npy -o Y.npy (--flags F.npy | --predicate P)");
+  add_launch_options(desc, launching);
+  const auto vm = parse_options(a, desc,
+                                "lookback compact -i X.npy -o Y.npy (--flags F.npy | --predicate P) [--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 
   const bool by_flags = vm->count("flags") != 0;
@@ -78,7 +82,8 @@ int compact_command(const args& a) {
   if (vm->count("flags-dtype") != 0 && !by_flags) throw cli_error(exit_code::usage, "--flags-dtype applies to --flags only");
   io::refuse_same_file(input, output);
   if (by_flags) io::refuse_same_file(flags_path, output);
-  const backend b = resolve_backend(common);
+  const backend b = resolve_backend(common, launching, memory);
+  launch l(launching, b);
   const array_file values(input, common.dtype);
   require_numeric(input, values.type);
 
@@ -92,6 +97,22 @@ int compact_command(const args& a) {
   }
 
   const std::size_t width = io::dtype_size(values.type);
+  if (l.active()) {
+    l.ready("compact", a, input_signature(values) + (flags ? input_signature(*flags) : std::string()));
+    shared_output out(l, output, values.type, {values.size()});
+    pipelines::file_source source = values.source();
+    std::optional<nonzero_flags> flag_source;
+    if (flags) flag_source.emplace(*flags);
+    const dist_outcome r = compact_distributed(l, spec, source, flag_source ? &*flag_source : nullptr, out,
+                                               stream_settings_for(b, common, memory, nullptr));
+    if (!l.root()) return exit_code::ok;
+    std::cout << "compact " << describe(spec) << ": kept " << r.kept << " of " << values.size() << " "
+              << io::dtype_name(values.type) << " elements -> " << output << " (" << describe_run(l, r, width, false)
+              << ")\n";
+    if (r.cub) std::cout << verification_line(*r.cub, "compact " + describe(spec)) << "\n";
+    if (r.verified) std::cout << dist_verification_line(l, "compact " + describe(spec)) << "\n";
+    return exit_code::ok;
+  }
   array_output out(output, values.type, {values.size()});
   progress_bar bar("lookback compact", values.size(), static_cast<std::uint64_t>(values.size()) * width >= long_run_bytes);
   pipelines::file_source source = values.source();

@@ -1,3 +1,4 @@
+#include "cli/array_dist.hpp"
 #include "cli/array_files.hpp"
 #include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
@@ -96,6 +97,7 @@ std::vector<std::uint64_t> gpu_queries(const io::host_array& counts, const std::
 int histogram_command(const args& a) {
   common_options common;
   memory_options memory;
+  launch_options launching;
   std::string input, output, range_text, counter_text = "uint64", queries_file;
   std::vector<std::string> query_texts;
   int bins = 0;
@@ -112,7 +114,10 @@ int histogram_command(const args& a) {
       ("chart", po::bool_switch(&chart), "print a bar chart of the histogram");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
-  if (!parse_options(a, desc, "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--query A:B ...] [--chart]"))
+  add_launch_options(desc, launching);
+  if (!parse_options(a, desc,
+                     "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--query A:B ...] [--chart] "
+                     "[--gpus N | --distributed]"))
     return exit_code::ok;
 
   typed::histogram_spec spec;
@@ -129,7 +134,8 @@ int histogram_command(const args& a) {
     io::refuse_same_file(input, output);
     if (!queries_file.empty()) io::refuse_same_file(queries_file, output);
   }
-  const backend b = resolve_backend(common);
+  const backend b = resolve_backend(common, launching, memory);
+  launch l(launching, b);
   if (!queries_file.empty()) append_query_file(queries_file, bins, queries);
 
   const array_file samples(input, common.dtype);
@@ -142,25 +148,42 @@ int histogram_command(const args& a) {
 
   io::host_array counts{spec.counter, {bins},
                         std::vector<std::byte>(static_cast<std::size_t>(bins) * io::dtype_size(spec.counter))};
+  l.ready("histogram", a, input_signature(samples));
   std::optional<array_output> out;
-  if (!output.empty()) out.emplace(output, spec.counter, counts.shape);
+  l.on_root([&] {
+    if (!output.empty()) out.emplace(output, spec.counter, counts.shape);
+  });
   const std::size_t width = io::dtype_size(samples.type);
-  progress_bar bar("lookback histogram", samples.size(),
-                   static_cast<std::uint64_t>(samples.size()) * width >= long_run_bytes);
   pipelines::file_source source = samples.source();
-  const streamed r = histogram_streamed(spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, &bar));
-  if (out) {
-    pipelines::file_sink sink = out->sink();
-    sink.write(0, bins, counts.bytes.data());
-    out->commit(counts.shape);
+  std::string how;
+  std::optional<verification> checked;
+  bool verified_across_ranks = false;
+  if (l.active()) {
+    const dist_outcome d =
+        histogram_distributed(l, spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, nullptr));
+    how = describe_run(l, d, width, false);
+    checked = d.cub;
+    verified_across_ranks = d.verified;
+  } else {
+    progress_bar bar("lookback histogram", samples.size(),
+                     static_cast<std::uint64_t>(samples.size()) * width >= long_run_bytes);
+    const streamed r = histogram_streamed(spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, &bar));
+    how = describe_plan(r.plan, width);
+    checked = r.verified;
   }
+  l.on_root([&] {
+    if (!out) return;
+    out->sink().write(0, bins, counts.bytes.data());
+    out->commit(counts.shape);
+  });
+  if (!l.root()) return exit_code::ok;
 
   const std::vector<std::uint64_t> wide = widen(counts);
   std::uint64_t counted = 0;
   for (const std::uint64_t c : wide) counted += c;
   std::cout << "histogram of " << samples.size() << " " << io::dtype_name(samples.type) << " samples into " << bins
             << " bins over [" << spec.lower << ", " << spec.upper << "): " << counted << " counted, "
-            << static_cast<std::uint64_t>(samples.size()) - counted << " dropped (" << describe_plan(r.plan, width) << ")\n";
+            << static_cast<std::uint64_t>(samples.size()) - counted << " dropped (" << how << ")\n";
   if (!queries.empty()) {
     const std::vector<std::uint64_t> answers =
         b == backend::gpu ? gpu_queries(counts, queries) : typed::range_counts_cpu(spec.counter, counts.bytes.data(), bins, queries);
@@ -168,7 +191,8 @@ int histogram_command(const args& a) {
       std::cout << "bins " << queries[2 * q] << ".." << queries[2 * q + 1] << ": " << answers[q] << "\n";
   }
   if (chart) print_bar_chart(std::cout, wide, spec.lower, spec.upper);
-  if (r.verified) std::cout << verification_line(*r.verified, "histogram") << "\n";
+  if (checked) std::cout << verification_line(*checked, "histogram") << "\n";
+  if (verified_across_ranks) std::cout << dist_verification_line(l, "histogram") << "\n";
   return exit_code::ok;
 }
 

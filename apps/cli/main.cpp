@@ -2,6 +2,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/failure.hpp"
+#include "cli/mpi_session.hpp"
+
+#include <lookback/distributed/dist_error.hpp>
 
 #include <cstring>
 #include <iostream>
@@ -19,8 +22,55 @@ void print_usage(std::ostream& out) {
 }
 
 int report(const std::string& where, const std::string& message, int code) {
-  std::cerr << where << ": " << message << "\n";
+  // One write: the ranks of an MPI job share the launcher's stderr, and pieces would interleave.
+  std::cerr << (where + ": " + message + "\n");
   return code;
+}
+
+/// Whether the words ask for --distributed (Boost takes an unambiguous abbreviation too).
+bool asks_distributed(int argc, char** argv) {
+  const std::string option = "--distributed";
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.size() >= 5 && option.rfind(word, 0) == 0) return true;
+  }
+  return false;
+}
+
+/// Runs the command in this process, or as this process's rank of an MPI job (--distributed under
+/// mpirun), whose ranks agree on any failure and leave through MPI_Finalize together.
+int run_command(const command& c, const std::string& where, int argc, char** argv) {
+  const int launched = mpi_launch_size();
+  const bool distributed = asks_distributed(argc, argv);
+  if (launched > 1 && !distributed)
+    return report(where,
+                  "started by an MPI launcher as one of " + std::to_string(launched) +
+                      " ranks, without --distributed: every rank would do the whole job (add --distributed)",
+                  exit_code::usage);
+  bool session = false;
+  try {
+    if (distributed && launched != 0) {
+      begin_mpi_session();
+      session = true;
+    }
+    int code = c.run(args(argv + 2, argv + argc));
+    // A result printed into a full disk or a closed pipe is a lost result.
+    if (!std::cout.flush()) code = report(where, "writing the result to standard output failed", exit_code::io_error);
+    return session ? end_mpi_session(code, true) : code;
+  } catch (...) {
+    const failure f = classify(std::current_exception());
+    if (!session) return report(where, f.message, f.exit_code);
+    bool agreed = false;
+    try {
+      throw;
+    } catch (const lookback::dist::dist_error&) {
+      agreed = true;
+    } catch (...) {
+    }
+    const session_report settled = settle_in_session(f, agreed);
+    if (settled.print) report(where, settled.f.message, settled.f.exit_code);
+    return end_mpi_session(settled.f.exit_code, settled.joined);
+  }
 }
 }  // namespace
 
@@ -39,17 +89,7 @@ int main(int argc, char** argv) {
     return exit_code::ok;
   }
   const std::string where = "lookback " + name;
-  for (const command& c : commands) {
-    if (name != c.name) continue;
-    try {
-      const int code = c.run(args(argv + 2, argv + argc));
-      // A result printed into a full disk or a closed pipe is a lost result.
-      if (!std::cout.flush()) return report(where, "writing the result to standard output failed", exit_code::io_error);
-      return code;
-    } catch (...) {
-      const failure f = classify(std::current_exception());
-      return report(where, f.message, f.exit_code);
-    }
-  }
+  for (const command& c : commands)
+    if (name == c.name) return run_command(c, where, argc, argv);
   return report("lookback", "unknown command '" + name + "' (see lookback --help)", exit_code::usage);
 }

@@ -1,3 +1,4 @@
+#include "cli/array_dist.hpp"
 #include "cli/array_files.hpp"
 #include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
@@ -17,6 +18,7 @@ namespace lookback::cli {
 int reduce_command(const args& a) {
   common_options common;
   memory_options memory;
+  launch_options launching;
   std::string input, output, op_text = "sum";
   po::options_description desc("reduce options");
   desc.add_options()
@@ -25,18 +27,39 @@ int reduce_command(const args& a) {
       ("op", po::value(&op_text)->default_value("sum"), "sum | min | max");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
-  if (!parse_options(a, desc, "lookback reduce -i X.npy [--op sum|min|max] [-o R.npy]")) return exit_code::ok;
+  add_launch_options(desc, launching);
+  if (!parse_options(a, desc, "lookback reduce -i X.npy [--op sum|min|max] [-o R.npy] [--gpus N | --distributed]"))
+    return exit_code::ok;
 
   const typed::op_kind op = parse_op_option(op_text);
   if (!output.empty()) io::refuse_same_file(input, output);
-  const backend b = resolve_backend(common);
+  const backend b = resolve_backend(common, launching, memory);
+  launch l(launching, b);
   const array_file in(input, common.dtype);
   require_numeric(input, in.type);
   const std::size_t width = io::dtype_size(in.type);
   io::host_array result{in.type, {1}, std::vector<std::byte>(width)};
+  l.ready("reduce", a, input_signature(in));
   // The output is created before the work, so that an output that cannot be created costs no run.
   std::optional<array_output> out;
-  if (!output.empty()) out.emplace(output, in.type, result.shape);
+  l.on_root([&] {
+    if (!output.empty()) out.emplace(output, in.type, result.shape);
+  });
+  if (l.active()) {
+    pipelines::file_source source = in.source();
+    const dist_outcome r = reduce_distributed(l, in.type, op, source, result.bytes.data(), stream_settings_for(b, common, memory, nullptr));
+    l.on_root([&] {
+      if (!out) return;
+      out->sink().write(0, 1, result.bytes.data());
+      out->commit(result.shape);
+    });
+    if (!l.root()) return exit_code::ok;
+    std::cout << typed::format_scalar(typed::load_scalar(in.type, result.bytes.data())) << "\n"
+              << "reduced on " << describe_run(l, r, width, false) << "\n";
+    if (r.cub) std::cout << verification_line(*r.cub, "reduce " + op_text) << "\n";
+    if (r.verified) std::cout << dist_verification_line(l, "reduce " + op_text) << "\n";
+    return exit_code::ok;
+  }
   progress_bar bar("lookback reduce", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
   pipelines::file_source source = in.source();
   const streamed r = reduce_streamed(in.type, op, source, result.bytes.data(), stream_settings_for(b, common, memory, &bar));

@@ -1,3 +1,4 @@
+#include "cli/array_dist.hpp"
 #include "cli/array_files.hpp"
 #include "cli/array_stream.hpp"
 #include "cli/array_ops.hpp"
@@ -15,6 +16,7 @@ namespace lookback::cli {
 int scan_command(const args& a) {
   common_options common;
   memory_options memory;
+  launch_options launching;
   std::string input, output, op_text = "sum", init_text;
   bool inclusive = false;
   po::options_description desc("scan options");
@@ -26,7 +28,8 @@ int scan_command(const args& a) {
       ("init", po::value(&init_text), "initial value of an exclusive scan (default: the operator's identity)");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
-  const auto vm = parse_options(a, desc, "lookback scan -i X.npy -o Y.npy [--inclusive] [--op sum|min|max] [--init V]");
+  add_launch_options(desc, launching);
+  const auto vm = parse_options(a, desc, "lookback scan -i X.npy -o Y.npy [--inclusive] [--op sum|min|max] [--init V] [--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 
   typed::scan_spec spec;
@@ -35,7 +38,8 @@ int scan_command(const args& a) {
   const bool has_init = vm->count("init") != 0;
   if (inclusive && has_init) throw cli_error(exit_code::usage, "--init applies to exclusive scans only");
   io::refuse_same_file(input, output);
-  const backend b = resolve_backend(common);
+  const backend b = resolve_backend(common, launching, memory);
+  launch l(launching, b);
   const array_file in(input, common.dtype);
   require_numeric(input, in.type);
   spec.type = in.type;
@@ -48,6 +52,18 @@ int scan_command(const args& a) {
     spec.init = *init;
   }
   const std::size_t width = io::dtype_size(in.type);
+  if (l.active()) {
+    l.ready("scan", a, input_signature(in));
+    shared_output out(l, output, in.type, in.shape);
+    pipelines::file_source source = in.source();
+    const dist_outcome r = scan_distributed(l, spec, source, out, in.shape, stream_settings_for(b, common, memory, nullptr));
+    if (!l.root()) return exit_code::ok;
+    std::cout << describe(spec) << " scan of " << in.size() << " " << io::dtype_name(in.type) << " elements -> "
+              << output << " (" << describe_run(l, r, width, false) << ")\n";
+    if (r.cub) std::cout << verification_line(*r.cub, describe(spec) + " scan") << "\n";
+    if (r.verified) std::cout << dist_verification_line(l, describe(spec) + " scan") << "\n";
+    return exit_code::ok;
+  }
   array_output out(output, in.type, in.shape);
   progress_bar bar("lookback scan", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
   pipelines::file_source source = in.source();

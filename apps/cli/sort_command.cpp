@@ -1,3 +1,4 @@
+#include "cli/array_dist.hpp"
 #include "cli/array_files.hpp"
 #include "cli/array_ops.hpp"
 #include "cli/array_stream.hpp"
@@ -36,11 +37,41 @@ void refuse_clobbering(const std::vector<std::filesystem::path>& inputs,
                     outputs[1].string() + ": --values-output is the same file as --output; refusing to write both there");
 }
 
+void print_summary(const typed::sort_spec& spec, const array_file& keys, const array_file* values,
+                   const std::string& output, const std::string& values_output, const std::string& how) {
+  std::cout << "sort " << describe(spec) << ": " << keys.size() << " " << io::dtype_name(keys.type) << " keys";
+  if (values != nullptr) std::cout << " with " << io::dtype_name(values->type) << " values";
+  std::cout << " -> " << output << (values != nullptr ? ", " + values_output : std::string()) << " (" << how << ")\n";
+}
+
+int sort_across_ranks(launch& l, const args& a, const typed::sort_spec& spec, const array_file& keys,
+                      const array_file* values, const std::string& output, const std::string& values_output,
+                      const stream_settings& settings, const std::filesystem::path& spill_directory) {
+  const std::int64_t n = keys.size();
+  l.ready("sort", a, input_signature(keys) + (values != nullptr ? input_signature(*values) : std::string()));
+  shared_output keys_out(l, output, keys.type, {n});
+  std::optional<shared_output> values_out;
+  if (values != nullptr) values_out.emplace(l, values_output, values->type, std::vector<std::int64_t>{n});
+  pipelines::file_source key_source = keys.source();
+  std::optional<pipelines::file_source> value_source;
+  if (values != nullptr) value_source.emplace(values->source());
+  const dist_outcome r = sort_distributed(l, spec, key_source, value_source ? &*value_source : nullptr, keys_out,
+                                          values_out ? &*values_out : nullptr,
+                                          values != nullptr ? values->type : io::dtype::uint8, settings, spill_directory);
+  if (!l.root()) return exit_code::ok;
+  const std::size_t item = io::dtype_size(keys.type) + static_cast<std::size_t>(spec.value_bytes);
+  print_summary(spec, keys, values, output, values_output, describe_run(l, r, item, true));
+  if (r.cub) std::cout << verification_line(*r.cub, "sort " + describe(spec)) << "\n";
+  if (r.verified) std::cout << dist_verification_line(l, "sort " + describe(spec)) << "\n";
+  return exit_code::ok;
+}
+
 }  // namespace
 
 int sort_command(const args& a) {
   common_options common;
   memory_options memory;
+  launch_options launching;
   std::string input, output, values_path, values_dtype, values_output, bits;
   bool descending = false;
   po::options_description desc("sort options");
@@ -55,8 +86,10 @@ int sort_command(const args& a) {
       ("bits", po::value(&bits), "B:E, sort on bits [B, E) of the keys' order-preserving bit pattern (default: all)");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
-  const auto vm = parse_options(
-      a, desc, "lookback sort -i K.npy -o SK.npy [--values V.npy --values-output SV.npy] [--descending] [--bits B:E]");
+  add_launch_options(desc, launching);
+  const auto vm = parse_options(a, desc,
+                                "lookback sort -i K.npy -o SK.npy [--values V.npy --values-output SV.npy] [--descending] "
+                                "[--bits B:E] [--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 
   const bool with_values = vm->count("values") != 0;
@@ -71,7 +104,8 @@ int sort_command(const args& a) {
     outputs.emplace_back(values_output);
   }
   refuse_clobbering(inputs, outputs);
-  const backend b = resolve_backend(common);
+  const backend b = resolve_backend(common, launching, memory);
+  launch l(launching, b);
   const array_file keys(input, common.dtype);
   require_dtype(input, keys.type, typed::is_sort_key, typed::sort_key_list());
 
@@ -86,6 +120,10 @@ int sort_command(const args& a) {
   }
 
   const std::int64_t n = keys.size();
+  // A spill file goes beside the output, where the user chose to have room.
+  const std::filesystem::path spill_directory = std::filesystem::absolute(output).parent_path();
+  if (l.active()) return sort_across_ranks(l, a, spec, keys, values ? &*values : nullptr, output, values_output,
+                                           stream_settings_for(b, common, memory, nullptr), spill_directory);
   array_output keys_out(output, keys.type, {n});
   std::optional<array_output> values_out;
   if (values) values_out.emplace(values_output, values->type, std::vector<std::int64_t>{n});
@@ -104,16 +142,11 @@ int sort_command(const args& a) {
     value_source.emplace(values->source());
     value_sink.emplace(values_out->sink());
   }
-  // A spill file goes beside the output, where the user chose to have room.
-  const std::filesystem::path spill_directory = std::filesystem::absolute(output).parent_path();
   const streamed r = sort_streamed(spec, key_source, value_source ? &*value_source : nullptr, key_sink,
                                    value_sink ? &*value_sink : nullptr, settings, spill_directory);
   keys_out.commit({n});
   if (values_out) values_out->commit({n});
-  std::cout << "sort " << describe(spec) << ": " << n << " " << io::dtype_name(keys.type) << " keys";
-  if (values) std::cout << " with " << io::dtype_name(values->type) << " values";
-  std::cout << " -> " << output << (values ? ", " + values_output : std::string()) << " ("
-            << pipelines::describe(r.sorted) << ")\n";
+  print_summary(spec, keys, values ? &*values : nullptr, output, values_output, pipelines::describe(r.sorted));
   if (r.verified) std::cout << verification_line(*r.verified, "sort " + describe(spec)) << "\n";
   return exit_code::ok;
 }

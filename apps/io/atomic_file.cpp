@@ -104,8 +104,20 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
 
   const fs::path dir = directory_of(final_);
   std::string pattern = (dir / ("." + name.string() + ".tmp-XXXXXX")).string();
+  // A Ctrl-C between creating the temporary and remembering it would leave it behind: held off till then.
+  sigset_t held, old;
+  ::sigemptyset(&held);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&held, sig);
+  ::pthread_sigmask(SIG_BLOCK, &held, &old);
   fd_ = ::mkstemp(pattern.data());
+  const int created_errno = errno;
+  if (fd_ >= 0) {
+    temp_ = pattern;
+    signal_slot_ = remember_temporary(pattern);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (fd_ < 0) {
+    errno = created_errno;
     const int err = errno;
     // Some filesystems (procfs) also answer ENOENT, so check before blaming the directory.
     if (err == ENOENT && !fs::exists(dir, ec))
@@ -113,8 +125,6 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
                      "cannot create: directory " + dir.string() + " does not exist");
     throw_errno(error_kind::cant_create, final_, "cannot create", err);
   }
-  temp_ = pattern;
-  signal_slot_ = remember_temporary(pattern);
   ::fchmod(fd_, default_file_mode());
 }
 

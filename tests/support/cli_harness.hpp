@@ -101,10 +101,11 @@ inline void drain(int out_fd, int err_fd, run_result& r) {
   }
 }
 
-// Runs the command with `args` in `cwd`, stdin from /dev/null, stdout captured unless `stdout_path`
+// Runs `program` with `args` in `cwd`, stdin from /dev/null, stdout captured unless `stdout_path`
 // names a file to write it to instead. Exit code 128 + N means killed by signal N.
-inline run_result run_lookback(const std::vector<std::string>& args, const fs::path& cwd, const char* stdout_path = nullptr) {
-  std::vector<std::string> words{lookback_binary};
+inline run_result run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd,
+                              const char* stdout_path = nullptr) {
+  std::vector<std::string> words{program};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
@@ -122,7 +123,7 @@ inline run_result run_lookback(const std::vector<std::string>& args, const fs::p
     if (null_fd < 0 || out_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_pipe[1], 2) < 0 ||
         ::chdir(cwd.c_str()) != 0)
       ::_exit(127);
-    ::execv(lookback_binary, argv.data());
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(out_pipe[1]);
@@ -134,6 +135,11 @@ inline run_result run_lookback(const std::vector<std::string>& args, const fs::p
     if (errno != EINTR) fail_errno("waitpid");
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// The command with `args` (see run_program).
+inline run_result run_lookback(const std::vector<std::string>& args, const fs::path& cwd, const char* stdout_path = nullptr) {
+  return run_program(lookback_binary, args, cwd, stdout_path);
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {

@@ -1,0 +1,273 @@
+#include "cli/launch.hpp"
+
+#include "cli/cli_error.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/failure.hpp"
+#include "cli/mpi_session.hpp"
+
+#include <lookback/primitives/error.cuh>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#if defined(LOOKBACK_HAVE_NCCL)
+#include <lookback/distributed/nccl_communicator.hpp>
+#endif
+
+namespace lookback::cli {
+
+struct launch::local_rank {
+  std::unique_ptr<dist::communicator> comm;
+  int device = -1;
+  cudaStream_t stream = nullptr;
+
+  ~local_rank() {
+    if (stream == nullptr) return;
+    // Teardown after a failure must not throw; the stream goes with the process anyway.
+    if (cudaSetDevice(device) == cudaSuccess) cudaStreamDestroy(stream);
+  }
+};
+
+namespace {
+
+std::string gpu_count_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+int gpus_present() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // a machine without a driver: no GPUs, not a sticky error
+    return 0;
+  }
+  return n;
+}
+
+/// FNV-1a over the words that decide the result: each host's memory limits may differ, nothing else.
+std::uint64_t fingerprint(const std::string& command, const std::vector<std::string>& words, const std::string& inputs,
+                          backend b) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](const std::string& text) {
+    for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;  // word boundary
+  };
+  mix(command);
+  mix(b == backend::gpu ? "gpu" : "cpu");
+  mix(inputs);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const bool limit = w.rfind("--host-memory-limit", 0) == 0 || w.rfind("--device-memory-limit", 0) == 0;
+    if (limit) {
+      if (w.find('=') == std::string::npos) ++i;  // its value is the next word
+      continue;
+    }
+    mix(w);
+  }
+  return h;
+}
+
+#if defined(LOOKBACK_HAVE_NCCL)
+std::unique_ptr<dist::communicator> nccl_over_session(int device) {
+  dist::communicator& control = session_control();
+  ncclUniqueId id{};
+  if (control.rank() == 0) dist::detail::nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  const std::vector<ncclUniqueId> ids = dist::allgather_host(control, id);
+  LOOKBACK_CUDA_TRY(cudaSetDevice(device));
+  ncclComm_t nccl = nullptr;
+  dist::detail::nccl_try(ncclCommInitRank(&nccl, control.size(), ids[0], control.rank()), "ncclCommInitRank");
+  // The session's one control communicator carries the NCCL ranks' host exchanges too, so that a
+  // rank failing outside an algorithm meets the others at the same agreements.
+  return std::make_unique<dist::nccl_communicator>(
+      nccl, device, [](const void* send, void* recv, std::size_t bytes) { session_control().allgather_host(send, recv, bytes); });
+}
+#endif
+
+}  // namespace
+
+int parse_gpu_count(const std::string& text, int present) {
+  if (text == "all") {
+    if (present == 0) throw cli_error(exit_code::unavailable, "--gpus all: this machine has no usable GPU");
+    return present;
+  }
+  char* end = nullptr;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n <= 0 || n > 4096)
+    throw cli_error(exit_code::usage, "--gpus: '" + text + "' is not a count of GPUs (a positive number, or all)");
+  return static_cast<int>(n);
+}
+
+launch::launch(const launch_options& options, backend b) : backend_(b) {
+  if (!options.requested()) return;
+  if (!options.gpus.empty() && options.distributed)
+    throw cli_error(exit_code::usage,
+                    "--gpus and --distributed are two ways to run on several GPUs: give one (--gpus for this machine's "
+                    "GPUs, --distributed under mpirun)");
+  if (!options.gpus.empty()) {
+    if (b == backend::cpu)
+      throw cli_error(exit_code::usage,
+                      "--gpus runs on GPUs and does not combine with --backend cpu (CPU ranks: mpirun -np P lookback "
+                      "... --distributed --backend cpu)");
+#if !defined(LOOKBACK_HAVE_NCCL)
+    throw cli_error(exit_code::unavailable, "--gpus: this lookback was built without NCCL");
+#endif
+    const int present = gpus_present();
+    ranks_ = parse_gpu_count(options.gpus, present);
+    if (ranks_ > present)
+      throw cli_error(exit_code::unavailable, "--gpus " + options.gpus + ": this machine has " + gpu_count_text(present));
+    mode_ = mode::local_gpus;
+    for (int d = 0; d < ranks_; ++d) devices_.push_back(d);
+    return;
+  }
+  const mpi_rank_info* session = mpi_session();
+  if (session == nullptr) {
+    if (mpi_launch_size() == 0)
+      throw cli_error(exit_code::usage,
+                      "--distributed runs one process per rank under an MPI launcher: mpirun -np P lookback <command> "
+                      "... --distributed");
+    throw cli_error(exit_code::usage, "--distributed must be spelt out in full");
+  }
+#if !defined(LOOKBACK_HAVE_NCCL)
+  if (b == backend::gpu)
+    throw cli_error(exit_code::unavailable,
+                    "--distributed on GPUs: this lookback was built without NCCL (use --backend cpu, or rebuild with NCCL)");
+#endif
+  mode_ = mode::mpi;
+  ranks_ = session->size;
+  rank_ = session->rank;
+}
+
+launch::~launch() = default;
+
+void agreed(dist::communicator& comm, const std::function<void()>& step) {
+  failure f{0, ""};
+  try {
+    step();
+  } catch (const dist::dist_error&) {
+    throw;  // agreed already, by every rank at the same point
+  } catch (...) {
+    f = classify(std::current_exception());
+  }
+  dist::agree(comm, f.message, f.exit_code);
+}
+
+void launch::ready(const std::string& command, const std::vector<std::string>& words, const std::string& inputs) {
+  if (mode_ == mode::single) return;
+  if (mode_ == mode::local_gpus) {
+#if defined(LOOKBACK_HAVE_NCCL)
+    auto comms = dist::nccl_communicator::for_devices(devices_);
+    for (int r = 0; r < ranks_; ++r) {
+      auto local = std::make_unique<local_rank>();
+      local->device = devices_[static_cast<std::size_t>(r)];
+      LOOKBACK_CUDA_TRY(cudaSetDevice(local->device));
+      LOOKBACK_CUDA_TRY(cudaStreamCreateWithFlags(&local->stream, cudaStreamNonBlocking));
+      local->comm = std::move(comms[static_cast<std::size_t>(r)]);
+      locals_.push_back(std::move(local));
+    }
+#endif
+    return;
+  }
+  // Every rank has opened its inputs (a rank that failed before joins this agreement from main).
+  agreed(session_control(), [] {});
+  const std::uint64_t mine = fingerprint(command, words, inputs, backend_);
+  const std::vector<std::uint64_t> all = dist::allgather_host(session_control(), mine);
+  agreed(session_control(), [&] {
+        if (mine != all[0])
+          throw cli_error(exit_code::usage,
+                          "its command line or inputs differ from rank 0's (every rank must run the same command, with "
+                          "the same options, on the same files)");
+  });
+  auto local = std::make_unique<local_rank>();
+  agreed(session_control(), [&] {
+        if (backend_ == backend::cpu) return;
+        const mpi_rank_info& me = *mpi_session();
+        const int present = gpus_present();
+        if (me.local_rank >= present)
+          throw cli_error(exit_code::unavailable,
+                          "local rank " + std::to_string(me.local_rank) + " on " + me.host + " has no GPU of its own (" +
+                              gpu_count_text(present) +
+                              " there; NCCL takes one GPU a rank): start at most that many ranks a host, or use --backend cpu");
+        local->device = me.local_rank;
+        devices_ = {local->device};
+        LOOKBACK_CUDA_TRY(cudaSetDevice(local->device));
+        LOOKBACK_CUDA_TRY(cudaStreamCreateWithFlags(&local->stream, cudaStreamNonBlocking));
+  });
+  agreed(session_control(), [&] {
+#if defined(LOOKBACK_HAVE_NCCL)
+        if (backend_ == backend::gpu) local->comm = nccl_over_session(local->device);
+#endif
+  });
+  locals_.push_back(std::move(local));
+}
+
+void launch::run(const std::function<void(const rank_context&)>& step) {
+  if (mode_ == mode::mpi) {
+    local_rank& local = *locals_.front();
+    dist::communicator& comm = local.comm ? *local.comm : session_control();
+    agreed(comm, [&] {
+      if (local.device >= 0) LOOKBACK_CUDA_TRY(cudaSetDevice(local.device));
+      step(rank_context{rank_, ranks_, 1, typed::dist_rank{comm, backend_ == backend::gpu, local.stream}});
+    });
+    return;
+  }
+  // --gpus: a thread a GPU; each rank's failure is agreed within the threads, and the first rethrown here.
+  std::vector<std::exception_ptr> errors(locals_.size());
+  std::vector<std::thread> threads;
+  for (std::size_t r = 0; r < locals_.size(); ++r)
+    threads.emplace_back([&, r] {
+      local_rank& local = *locals_[r];
+      try {
+        agreed(*local.comm, [&] {
+          LOOKBACK_CUDA_TRY(cudaSetDevice(local.device));
+          step(rank_context{static_cast<int>(r), ranks_, ranks_, typed::dist_rank{*local.comm, true, local.stream}});
+        });
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+void launch::on_root(const std::function<void()>& step) {
+  if (mode_ != mode::mpi) return step();
+  agreed(session_control(), [&] {
+    if (root()) step();
+  });
+}
+
+void launch::on_others(const std::function<void()>& step) {
+  if (mode_ != mode::mpi) return;
+  agreed(session_control(), [&] {
+    if (!root()) step();
+  });
+}
+
+std::string launch::from_root(const std::string& text) {
+  if (mode_ != mode::mpi) return text;
+  struct message {
+    char text[4096];
+  };
+  message mine{};
+  std::strncpy(mine.text, text.c_str(), sizeof(mine.text) - 1);
+  const std::vector<message> all = dist::allgather_host(session_control(), mine);
+  return std::string(all[0].text, strnlen(all[0].text, sizeof(all[0].text)));
+}
+
+std::string launch::describe() const {
+#if defined(LOOKBACK_HAVE_NCCL)
+  const std::string nccl = "NCCL " + dist::nccl_version();
+#else
+  const std::string nccl = "NCCL";
+#endif
+  switch (mode_) {
+    case mode::single: return "1 process";
+    case mode::local_gpus: return gpu_count_text(ranks_) + " over " + nccl;
+    case mode::mpi:
+      return std::to_string(ranks_) + (ranks_ == 1 ? " rank" : " ranks") +
+             (backend_ == backend::gpu ? " over " + nccl + ", a GPU each (MPI launch)" : " over MPI on the CPU");
+  }
+  return "";
+}
+
+}  // namespace lookback::cli

@@ -1,6 +1,9 @@
-// Exclusive scan (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes.
+// Exclusive scan (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes; and the
+// deterministic float scan ("scan_deterministic"), whose rows sit beside the default scan's.
 #include "support/bench_support.cuh"
 #include "typed/visit.hpp"
+
+#include <lookback/primitives/deterministic_scan.cuh>
 
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
@@ -35,6 +38,23 @@ void register_thrust(io::dtype type, std::int64_t n) {
   });
 }
 
+void register_deterministic(io::dtype type, std::int64_t n) {
+  register_gpu_benchmark(bench_name("scan_deterministic", "lookback", type, n), [=](benchmark::State& state) {
+    typed::visit_numeric(type, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_floating_point_v<T>) {
+      const T* d_in = static_cast<const T*>(random_input(type, n));
+      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+      std::size_t temp_bytes = 0;
+      exclusive_scan(deterministic, nullptr, temp_bytes, d_in, d_out, T{}, sum{}, n, stream());
+      void* d_temp = scratch(temp_bytes, 2);
+      time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n,
+               [&] { exclusive_scan(deterministic, d_temp, temp_bytes, d_in, d_out, T{}, sum{}, n, stream()); });
+      }
+    });
+  });
+}
+
 const bool registered = [] {
   for (const io::dtype type : bench_types)
     for (const std::int64_t n : sizes) {
@@ -42,6 +62,7 @@ const bool registered = [] {
       register_typed(typed::implementation::cub, type, n);
       register_thrust(type, n);
       register_memcpy("scan", type, n);
+      if (type == io::dtype::float32 || type == io::dtype::float64) register_deterministic(type, n);
     }
   return true;
 }();

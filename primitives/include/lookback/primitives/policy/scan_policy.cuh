@@ -34,4 +34,29 @@ template <class T>
 struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, sizeof(T) <= 4, 1100,
                           tile::default_descriptor<T>> {};
 
+/// The deterministic scan's association, part of its documented promise and never a tuning choice:
+/// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items (cpu/deterministic_scan.hpp
+/// spells the association out). Its tiles hold whole granules.
+namespace deterministic_granule {
+inline constexpr int run_items = 16;
+inline constexpr int warps = 4;
+inline constexpr int items = run_items * 32 * warps;  // 2048
+}  // namespace deterministic_granule
+
+/// A deterministic scan's tile: `Granules` granules (128 threads each), 16-byte vector accesses for
+/// aligned arrays, the look-back's first wait. The result is the same bits for every choice.
+template <int Granules, int InitialDelayNs>
+struct deterministic_scan_config {
+  static constexpr int granules_per_tile = Granules;
+  static constexpr int threads = Granules * deterministic_granule::warps * 32;
+  static constexpr int items_per_thread = deterministic_granule::run_items;
+  static constexpr int tile_items = threads * items_per_thread;
+  static constexpr bool vector_access = true;
+  static constexpr int initial_delay_ns = InitialDelayNs;
+};
+
+/// 4-byte values: 4 granules a tile (512 threads, as the default scan's 512 x 16); wider: 1 (128 x 16).
+template <class T>
+struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 1, 1100> {};
+
 }  // namespace lookback::policy

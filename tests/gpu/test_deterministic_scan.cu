@@ -1,0 +1,230 @@
+// The deterministic scans and reduction: bit for bit the CPU's association (cpu/deterministic_scan.hpp)
+// for every type, operator and size around the granule and the tiles; the same bits on 50 runs, on
+// every tile policy, and in granule-aligned chunks; a non-commutative float operator; and the bits
+// of a fixed input printed as a hash, so that runs on different GPUs can be compared.
+#include "support/gpu_test.hpp"
+#include "support/test_sizes.hpp"
+
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+#include <lookback/primitives/deterministic_scan.cuh>
+#include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/stream.cuh>
+
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <vector>
+
+namespace lookback::test {
+namespace {
+
+constexpr std::int64_t granule = policy::deterministic_granule::items;
+
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  if constexpr (std::is_floating_point_v<T>) {
+    // Magnitudes over many decades, so that every change of association shows in the last bits.
+    std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+    std::uniform_int_distribution<int> exponent(-20, 20);
+    for (auto& x : v) x = static_cast<T>(std::ldexp(mantissa(rng), exponent(rng)));
+  } else {
+    for (auto& x : v) x = static_cast<T>(static_cast<std::int64_t>(rng() % 2001) - 1000);
+  }
+  return v;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+template <class T>
+std::int64_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+/// The GPU's deterministic scan with `Policy` (exclusive from `init`, or inclusive), poisoned first.
+template <class Policy, class T, class Op>
+std::vector<T> gpu_scan(const std::vector<T>& input, Op op, std::optional<T> init, const cuda_stream& stream) {
+  const auto n = static_cast<std::int64_t>(input.size());
+  const auto d_in = to_device(input, stream);
+  device_buffer<T> d_out(input.size(), stream);
+  d_out.fill_bytes(poison_byte);
+  std::size_t bytes = 0;
+  const auto run = [&](void* d_temp) {
+    if (init)
+      detail::deterministic_scan_with_policy<Policy, true>(d_temp, bytes, d_in.data(), d_out.data(), *init, true, op, n,
+                                                           static_cast<T*>(nullptr), true, stream.get());
+    else
+      detail::deterministic_scan_with_policy<Policy, false>(d_temp, bytes, d_in.data(), d_out.data(), identity_of<T>(op),
+                                                            false, op, n, static_cast<T*>(nullptr), true, stream.get());
+  };
+  run(nullptr);
+  device_buffer<std::byte> d_temp(bytes, stream);
+  run(d_temp.data());
+  return to_host(d_out);
+}
+
+template <class T, class Op>
+T gpu_reduce(const std::vector<T>& input, Op op, T init, const cuda_stream& stream) {
+  const auto d_in = to_device(input, stream);
+  device_buffer<T> d_out(1, stream);
+  d_out.fill_bytes(poison_byte);
+  reduce(deterministic, d_in.data(), d_out.data(), static_cast<std::int64_t>(input.size()), op, init, stream.get());
+  return to_host(d_out).front();
+}
+
+template <class T, class Op>
+std::vector<T> cpu_scan(const std::vector<T>& input, Op op, std::optional<T> init) {
+  std::vector<T> out(input.size());
+  cpu::deterministic_scan(input.data(), out.data(), static_cast<std::int64_t>(input.size()), op, init, init.has_value());
+  return out;
+}
+
+std::vector<std::int64_t> sizes() {
+  std::vector<std::int64_t> all;
+  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{15}, std::int64_t{16}, std::int64_t{17},
+                               std::int64_t{31}, std::int64_t{32}, std::int64_t{33}, std::int64_t{511}, std::int64_t{513},
+                               granule - 1, granule, granule + 1, 4 * granule - 1, 4 * granule, 4 * granule + 1,
+                               33 * granule + 7, std::int64_t{1000003}, std::int64_t{1} << 22})
+    if (n <= max_test_size()) all.push_back(n);
+  return all;
+}
+
+class deterministic_scan : public gpu_test {};
+
+template <class T, class Op>
+void check_against_cpu(Op op, const cuda_stream& stream) {
+  using policy_t = policy::deterministic_scan<T>;
+  for (const std::int64_t n : sizes()) {
+    auto rng = make_rng(static_cast<std::uint64_t>(n) * 7 + sizeof(T));
+    const auto input = random_values<T>(n, rng);
+    const T init = random_values<T>(1, rng).front();
+    SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte " << (std::is_floating_point_v<T> ? "float" : "integer")
+                                      << " n=" << n);
+    const auto exclusive = gpu_scan<policy_t>(input, op, std::optional<T>(init), stream);
+    EXPECT_EQ(first_difference(exclusive, cpu_scan(input, op, std::optional<T>(init))), -1) << "exclusive";
+    const auto inclusive = gpu_scan<policy_t>(input, op, std::optional<T>(), stream);
+    EXPECT_EQ(first_difference(inclusive, cpu_scan(input, op, std::optional<T>())), -1) << "inclusive";
+    const T reduced = gpu_reduce(input, op, init, stream);
+    const T expected = *cpu::deterministic_scan<T>(input.data(), nullptr, n, op, init, true);
+    EXPECT_EQ(std::memcmp(&reduced, &expected, sizeof(T)), 0) << "reduce: " << reduced << ", CPU " << expected;
+  }
+}
+
+TEST_F(deterministic_scan, equals_the_cpu_association_bit_for_bit) {
+  const cuda_stream stream;
+  check_against_cpu<float>(sum{}, stream);
+  check_against_cpu<double>(sum{}, stream);
+  check_against_cpu<float>(minimum{}, stream);
+  check_against_cpu<double>(maximum{}, stream);
+  check_against_cpu<std::int32_t>(sum{}, stream);
+  check_against_cpu<std::int64_t>(sum{}, stream);
+}
+
+TEST_F(deterministic_scan, every_tile_policy_gives_the_same_bits) {
+  const cuda_stream stream;
+  for (const std::int64_t n : {std::int64_t{8 * 2048 * 3 + 5}, std::int64_t{1000003}}) {
+    if (n > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n));
+    const auto input = random_values<float>(n, rng);
+    for (const std::optional<float> init : {std::optional<float>(0.25f), std::optional<float>()}) {
+      const auto reference = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, init, stream);
+      EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<1, 0>>(input, sum{}, init, stream)));
+      EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<2, 1100>>(input, sum{}, init, stream)));
+      EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<3, 500>>(input, sum{}, init, stream)));
+    }
+  }
+}
+
+TEST_F(deterministic_scan, fifty_runs_give_the_same_bits) {
+  const cuda_stream stream;
+  const std::int64_t n = std::min<std::int64_t>(std::int64_t{1} << 22, max_test_size());
+  auto rng = make_rng(50);
+  const auto input = random_values<float>(n, rng);
+  const auto first = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(1.0f), stream);
+  const float first_total = gpu_reduce(input, sum{}, 1.0f, stream);
+  for (int run = 1; run < 50; ++run) {
+    ASSERT_TRUE(same_bits(first, gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(1.0f), stream)))
+        << "run " << run;
+    const float total = gpu_reduce(input, sum{}, 1.0f, stream);
+    ASSERT_EQ(std::memcmp(&total, &first_total, sizeof(float)), 0) << "run " << run;
+  }
+}
+
+// x -> a*x + b in float: associative up to rounding, not commutative, so a fold in any other order
+// or association than the promised one shows.
+struct affine_f {
+  float a, b;
+};
+struct compose_f {
+  __host__ __device__ affine_f operator()(const affine_f& f, const affine_f& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
+  template <class T>
+  __host__ __device__ static T identity() {
+    return T{1.0f, 0.0f};
+  }
+};
+
+TEST_F(deterministic_scan, a_non_commutative_float_operator_folds_in_the_promised_order) {
+  const cuda_stream stream;
+  for (const std::int64_t n : {std::int64_t{1}, granule + 3, std::int64_t{300007}}) {
+    if (n > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) + 99);
+    std::uniform_real_distribution<float> a(0.999f, 1.001f), b(-1.0f, 1.0f);
+    std::vector<affine_f> input(static_cast<std::size_t>(n));
+    for (auto& f : input) f = {a(rng), b(rng)};
+    const std::optional<affine_f> init(affine_f{1.5f, -0.5f});
+    EXPECT_TRUE(same_bits(gpu_scan<policy::deterministic_scan<affine_f>>(input, compose_f{}, init, stream),
+                          cpu_scan(input, compose_f{}, init)))
+        << "n=" << n;
+    EXPECT_TRUE(same_bits(gpu_scan<policy::deterministic_scan<affine_f>>(input, compose_f{}, std::optional<affine_f>(), stream),
+                          cpu_scan(input, compose_f{}, std::optional<affine_f>())))
+        << "n=" << n;
+  }
+}
+
+TEST_F(deterministic_scan, chunks_at_granule_multiples_give_the_bits_of_one_scan) {
+  const cuda_stream stream;
+  const std::int64_t n = std::min<std::int64_t>(100 * granule + 17, max_test_size());
+  const std::int64_t split = (n / 3) / granule * granule;
+  auto rng = make_rng(7);
+  const auto input = random_values<double>(n, rng);
+  const auto whole = gpu_scan<policy::deterministic_scan<double>>(input, sum{}, std::optional<double>(2.0), stream);
+  const auto d_in = to_device(input, stream);
+  device_buffer<double> d_out(input.size(), stream);
+  d_out.fill_bytes(poison_byte);
+  auto d_carry = to_device(std::vector<double>{2.0, 0.0, 0.0}, stream);
+  exclusive_scan(deterministic, d_in.data(), d_out.data(), carried<double>{d_carry.data(), d_carry.data() + 1}, sum{},
+                 split, stream.get());
+  exclusive_scan(deterministic, d_in.data() + split, d_out.data() + split,
+                 carried<double>{d_carry.data() + 1, d_carry.data() + 2}, sum{}, n - split, stream.get());
+  EXPECT_EQ(first_difference(to_host(d_out), whole), -1);
+  const double total = to_host(d_carry)[2];
+  const double expected = *cpu::deterministic_scan<double>(input.data(), nullptr, n, sum{}, 2.0, true);
+  EXPECT_EQ(std::memcmp(&total, &expected, sizeof(double)), 0);
+}
+
+TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
+  // A fixed generator, not the run's seed: the same input on every GPU, whose hashes the results compare.
+  const std::int64_t n = std::min<std::int64_t>(std::int64_t{1} << 24, max_test_size());
+  std::mt19937_64 rng(20261124);
+  const auto input = random_values<float>(n, rng);
+  const cuda_stream stream;
+  const auto out = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(), stream);
+  ASSERT_TRUE(same_bits(out, cpu_scan(input, sum{}, std::optional<float>())));
+  std::uint64_t h = 1469598103934665603ull;
+  for (const float x : out) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    h = (h ^ bits) * 1099511628211ull;
+  }
+  std::cout << "deterministic float32 inclusive sum of 2^" << (n == (std::int64_t{1} << 24) ? "24" : "?")
+            << " fixed items: FNV-1a " << std::hex << h << std::dec << " on " << typed::gpu_name() << "\n";
+}
+
+}  // namespace
+}  // namespace lookback::test

@@ -1,0 +1,113 @@
+// The deterministic scan's association on the CPU (cpu/deterministic_scan.hpp), the reference the GPU's
+// bits are checked against: an exact operator gives the sequential scan whatever the association, a
+// non-commutative one proves that nothing is swapped, and float sums whose rounding depends on the
+// association give the promised grouping (runs of 16 folded left, Kogge-Stone across runs, granules
+// of 2048 folded in order).
+#include <gtest/gtest.h>
+
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+#include <lookback/primitives/cpu/scan.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace {
+
+using lookback::cpu::deterministic_scan;
+
+struct plus {
+  template <class T>
+  T operator()(const T& a, const T& b) const { return a + b; }
+};
+
+// x -> a*x + b modulo 2^32: exact, associative, not commutative.
+struct affine {
+  std::uint32_t a, b;
+  bool operator==(const affine& o) const { return a == o.a && b == o.b; }
+};
+struct compose {
+  affine operator()(const affine& f, const affine& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
+};
+
+TEST(DeterministicReference, AnExactNonCommutativeOperatorGivesTheSequentialScan) {
+  std::mt19937 rng(5);
+  for (const std::int64_t n : {0, 1, 16, 17, 511, 512, 513, 2047, 2048, 2049, 10007}) {
+    std::vector<affine> in(static_cast<std::size_t>(n));
+    for (auto& f : in) f = {rng() | 1u, rng()};
+    const affine start{3, 7};
+    std::vector<affine> expected(in.size()), got(in.size());
+    affine acc = start;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      expected[i] = acc;
+      acc = compose{}(acc, in[i]);
+    }
+    const auto total = deterministic_scan(in.data(), got.data(), n, compose{}, std::optional<affine>(start), true);
+    EXPECT_EQ(got, expected) << "n=" << n;
+    ASSERT_TRUE(total.has_value());
+    EXPECT_TRUE(*total == acc) << "n=" << n;
+  }
+}
+
+TEST(DeterministicReference, FloatSumsGroupAsPromised) {
+  // Runs of 16 sum left to right; lane 4's first item follows Kogge-Stone's ((t0 + t1) + (t2 + t3)).
+  std::vector<float> in(2048 + 40);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> any(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = any(rng) * (i % 7 == 0 ? 1e7f : 1.0f);
+  std::vector<float> out(in.size());
+  const auto total = deterministic_scan(in.data(), out.data(), static_cast<std::int64_t>(in.size()), plus{},
+                                        std::optional<float>(), false);
+  const auto run = [&](int r) {
+    float t = in[16 * r];
+    for (int k = 1; k < 16; ++k) t += in[16 * r + k];
+    return t;
+  };
+  EXPECT_EQ(out[15], run(0));
+  EXPECT_EQ(out[16 + 3], ((run(0) + in[16]) + in[17]) + in[18] + in[19]);
+  EXPECT_EQ(out[64], ((run(0) + run(1)) + (run(2) + run(3))) + in[64]);
+  // The second granule starts from the first granule's aggregate: its 4 warp totals folded in order.
+  const auto warp_total = [&](int w) {
+    std::vector<float> t(32);
+    for (int l = 0; l < 32; ++l) t[l] = run(32 * w + l);
+    for (int offset = 1; offset < 32; offset <<= 1)
+      for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
+    return t[31];
+  };
+  const float aggregate = ((warp_total(0) + warp_total(1)) + warp_total(2)) + warp_total(3);
+  EXPECT_EQ(out[2048], aggregate + in[2048]);
+  // The total of two whole granules: their aggregates, folded.
+  std::vector<float> two(4096);
+  for (std::size_t i = 0; i < two.size(); ++i) two[i] = in[i % in.size()] * (i >= 2048 ? -0.5f : 1.0f);
+  const auto granule_aggregate = [&](std::size_t first) {
+    float w[4];
+    for (int q = 0; q < 4; ++q) {
+      std::vector<float> t(32);
+      for (int l = 0; l < 32; ++l) {
+        const std::size_t r = first + 16 * (32 * q + l);
+        t[l] = two[r];
+        for (int k = 1; k < 16; ++k) t[l] += two[r + k];
+      }
+      for (int offset = 1; offset < 32; offset <<= 1)
+        for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
+      w[q] = t[31];
+    }
+    return ((w[0] + w[1]) + w[2]) + w[3];
+  };
+  const auto both = deterministic_scan<float>(two.data(), nullptr, 4096, plus{}, 0.5f, true);
+  EXPECT_EQ(*both, (0.5f + granule_aggregate(0)) + granule_aggregate(2048));
+  EXPECT_TRUE(total.has_value());
+}
+
+TEST(DeterministicReference, WithoutAStartTheFirstItemIsItselfAndEmptyHasNoTotal) {
+  const std::vector<float> in{-0.0f};
+  std::vector<float> out(1, 1.0f);
+  const auto total = deterministic_scan(in.data(), out.data(), 1, plus{}, std::optional<float>(), false);
+  EXPECT_TRUE(std::signbit(out[0]));  // never 0.0 + -0.0
+  EXPECT_TRUE(total && std::signbit(*total));
+  EXPECT_FALSE(deterministic_scan<float>(nullptr, nullptr, 0, plus{}, std::nullopt, false).has_value());
+}
+
+}  // namespace

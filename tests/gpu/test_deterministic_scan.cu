@@ -161,8 +161,16 @@ TEST_F(deterministic_scan, fifty_runs_give_the_same_bits) {
 struct affine_f {
   float a, b;
 };
+// The device rounds each product and sum on its own, as the host does: nvcc would otherwise contract
+// g.a * f.b + g.b into one fused multiply-add, a different operator rather than a different association.
 struct compose_f {
-  __host__ __device__ affine_f operator()(const affine_f& f, const affine_f& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
+  __host__ __device__ affine_f operator()(const affine_f& f, const affine_f& g) const {
+#ifdef __CUDA_ARCH__
+    return {__fmul_rn(g.a, f.a), __fadd_rn(__fmul_rn(g.a, f.b), g.b)};
+#else
+    return {g.a * f.a, g.a * f.b + g.b};
+#endif
+  }
   template <class T>
   __host__ __device__ static T identity() {
     return T{1.0f, 0.0f};

@@ -15,9 +15,15 @@ namespace lookback::tile {
 
 namespace detail {
 /// Folds lanes `from` down to 0 of `value` (the nearer granules sit in the lower lanes) onto acc.
+/// Unrolled over all 32 lanes with the fold predicated, so the shuffles issue back to back and only
+/// the operator's chain is serial (a loop bounded by `from` serialised a shuffle's latency per step).
 template <class T, class Op>
 __device__ __forceinline__ thread::partial<T> fold_lanes(thread::partial<T> acc, const T& value, int from, Op op) {
-  for (int l = from; l >= 0; --l) acc = thread::then(acc, warp::shfl(value, l), op);
+#pragma unroll
+  for (int l = warp::warp_size - 1; l >= 0; --l) {
+    const T v = warp::shfl(value, l);
+    if (l <= from) acc = thread::then(acc, v, op);
+  }
   return acc;
 }
 }  // namespace detail

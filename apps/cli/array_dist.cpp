@@ -185,7 +185,7 @@ dist_outcome compact_distributed(launch& l, const typed::select_spec& spec, pipe
     if (c.rank == 0) kept = k.total;
   });
   dist_outcome o;
-  o.kept = l.root() ? kept : 0;
+  o.kept = kept;
   out.finish_writes();
   l.on_root([&] {
     if (s.verify) {
@@ -261,8 +261,9 @@ std::string describe_run(const launch& l, const dist_outcome& o, std::size_t ite
   return text;
 }
 
-std::string dist_verification_line(const launch& l, const std::string& what) {
-  return "verify " + what + ": " + l.describe() + " equal the single-process run";
+void print_checks(std::ostream& out, const launch& l, const dist_outcome& o, const std::string& what) {
+  if (o.cub) out << verification_line(*o.cub, what) << "\n";
+  if (o.verified) out << "verify " << what << ": " << l.describe() << " equal the single-process run\n";
 }
 
 }  // namespace lookback::cli

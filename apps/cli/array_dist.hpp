@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <optional>
 #include <vector>
 
@@ -44,7 +45,8 @@ std::string input_signature(const array_file& f);
 /// The summary's tail: "3 ranks over MPI on the CPU", and for a sort the exchange's volume.
 std::string describe_run(const launch& l, const dist_outcome& o, std::size_t item_bytes, bool sort);
 
-/// "verify sort ascending: 3 ranks over MPI on the CPU equal the single-process run"
-std::string dist_verification_line(const launch& l, const std::string& what);
+/// The --verify lines of a run: the single-process run against CUB's (o.cub, which the single-process
+/// path fills alone), then "verify sort ascending: 3 ranks over MPI on the CPU equal the single-process run".
+void print_checks(std::ostream& out, const launch& l, const dist_outcome& o, const std::string& what);
 
 }  // namespace lookback::cli

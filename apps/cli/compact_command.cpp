@@ -97,34 +97,31 @@ int compact_command(const args& a) {
   }
 
   const std::size_t width = io::dtype_size(values.type);
-  if (l.active()) {
-    l.ready("compact", a, input_signature(values) + (flags ? input_signature(*flags) : std::string()));
-    shared_output out(l, output, values.type, {values.size()});
-    pipelines::file_source source = values.source();
-    std::optional<nonzero_flags> flag_source;
-    if (flags) flag_source.emplace(*flags);
-    const dist_outcome r = compact_distributed(l, spec, source, flag_source ? &*flag_source : nullptr, out,
-                                               stream_settings_for(b, common, memory, nullptr));
-    if (!l.root()) return exit_code::ok;
-    std::cout << "compact " << describe(spec) << ": kept " << r.kept << " of " << values.size() << " "
-              << io::dtype_name(values.type) << " elements -> " << output << " (" << describe_run(l, r, width, false)
-              << ")\n";
-    if (r.cub) std::cout << verification_line(*r.cub, "compact " + describe(spec)) << "\n";
-    if (r.verified) std::cout << dist_verification_line(l, "compact " + describe(spec)) << "\n";
-    return exit_code::ok;
-  }
-  array_output out(output, values.type, {values.size()});
-  progress_bar bar("lookback compact", values.size(), static_cast<std::uint64_t>(values.size()) * width >= long_run_bytes);
+  l.ready("compact", a, input_signature(values) + (flags ? input_signature(*flags) : std::string()));
+  shared_output out(l, output, values.type, {values.size()});
   pipelines::file_source source = values.source();
   std::optional<nonzero_flags> flag_source;
   if (flags) flag_source.emplace(*flags);
-  pipelines::file_sink sink = out.sink();
-  const streamed r = compact_streamed(spec, source, flag_source ? &*flag_source : nullptr, sink,
-                                      stream_settings_for(b, common, memory, &bar));
-  out.commit({r.kept});
-  std::cout << "compact " << describe(spec) << ": kept " << r.kept << " of " << values.size() << " "
-            << io::dtype_name(values.type) << " elements -> " << output << " (" << describe_plan(r.plan, width) << ")\n";
-  if (r.verified) std::cout << verification_line(*r.verified, "compact " + describe(spec)) << "\n";
+  dist_outcome checks;  // the single-process path fills its CUB check alone
+  std::string how;
+  if (l.active()) {
+    checks = compact_distributed(l, spec, source, flag_source ? &*flag_source : nullptr, out,
+                                 stream_settings_for(b, common, memory, nullptr));
+    how = describe_run(l, checks, width, false);
+  } else {
+    progress_bar bar("lookback compact", values.size(), static_cast<std::uint64_t>(values.size()) * width >= long_run_bytes);
+    pipelines::file_sink sink = out.sink();
+    const streamed r = compact_streamed(spec, source, flag_source ? &*flag_source : nullptr, sink,
+                                        stream_settings_for(b, common, memory, &bar));
+    out.commit({r.kept});
+    how = describe_plan(r.plan, width);
+    checks.kept = r.kept;
+    checks.cub = r.verified;
+  }
+  if (!l.root()) return exit_code::ok;
+  std::cout << "compact " << describe(spec) << ": kept " << checks.kept << " of " << values.size() << " "
+            << io::dtype_name(values.type) << " elements -> " << output << " (" << how << ")\n";
+  print_checks(std::cout, l, checks, "compact " + describe(spec));
   return exit_code::ok;
 }
 

@@ -20,7 +20,7 @@ failure classify(std::exception_ptr error) {
   } catch (const io::io_error& e) {
     return {exit_code_for(e.kind()), e.what()};
   } catch (const dist::dist_error& e) {
-    return {e.exit_code() != 0 ? e.exit_code() : exit_code::software, e.what()};
+    return {e.exit_code() != 0 ? e.exit_code() : exit_code::software, e.what(), true};
   } catch (const pipelines::stream_error& e) {
     using kind = pipelines::stream_error::kind;
     switch (e.what_failed()) {

@@ -9,6 +9,7 @@ namespace lookback::cli {
 struct failure {
   int exit_code;
   std::string message;
+  bool agreed = false;  // a dist_error: every rank of a launch threw it at the same agreement
 };
 
 failure classify(std::exception_ptr error);

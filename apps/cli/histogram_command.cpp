@@ -155,21 +155,17 @@ int histogram_command(const args& a) {
   });
   const std::size_t width = io::dtype_size(samples.type);
   pipelines::file_source source = samples.source();
+  dist_outcome checks;  // the single-process path fills its CUB check alone
   std::string how;
-  std::optional<verification> checked;
-  bool verified_across_ranks = false;
   if (l.active()) {
-    const dist_outcome d =
-        histogram_distributed(l, spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, nullptr));
-    how = describe_run(l, d, width, false);
-    checked = d.cub;
-    verified_across_ranks = d.verified;
+    checks = histogram_distributed(l, spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, nullptr));
+    how = describe_run(l, checks, width, false);
   } else {
     progress_bar bar("lookback histogram", samples.size(),
                      static_cast<std::uint64_t>(samples.size()) * width >= long_run_bytes);
     const streamed r = histogram_streamed(spec, source, counts.bytes.data(), stream_settings_for(b, common, memory, &bar));
     how = describe_plan(r.plan, width);
-    checked = r.verified;
+    checks.cub = r.verified;
   }
   l.on_root([&] {
     if (!out) return;
@@ -191,8 +187,7 @@ int histogram_command(const args& a) {
       std::cout << "bins " << queries[2 * q] << ".." << queries[2 * q + 1] << ": " << answers[q] << "\n";
   }
   if (chart) print_bar_chart(std::cout, wide, spec.lower, spec.upper);
-  if (checked) std::cout << verification_line(*checked, "histogram") << "\n";
-  if (verified_across_ranks) std::cout << dist_verification_line(l, "histogram") << "\n";
+  print_checks(std::cout, l, checks, "histogram");
   return exit_code::ok;
 }
 

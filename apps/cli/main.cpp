@@ -4,8 +4,6 @@
 #include "cli/failure.hpp"
 #include "cli/mpi_session.hpp"
 
-#include <lookback/distributed/dist_error.hpp>
-
 #include <cstring>
 #include <iostream>
 
@@ -60,14 +58,7 @@ int run_command(const command& c, const std::string& where, int argc, char** arg
   } catch (...) {
     const failure f = classify(std::current_exception());
     if (!session) return report(where, f.message, f.exit_code);
-    bool agreed = false;
-    try {
-      throw;
-    } catch (const lookback::dist::dist_error&) {
-      agreed = true;
-    } catch (...) {
-    }
-    const session_report settled = settle_in_session(f, agreed);
+    const session_report settled = settle_in_session(f);
     if (settled.print) report(where, settled.f.message, settled.f.exit_code);
     return end_mpi_session(settled.f.exit_code, settled.joined);
   }

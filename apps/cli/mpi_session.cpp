@@ -93,9 +93,9 @@ int end_mpi_session(int code, bool) { return code; }
 
 const mpi_rank_info* mpi_session() { return state != nullptr ? &state->info : nullptr; }
 
-session_report settle_in_session(const failure& f, bool agreed) {
+session_report settle_in_session(const failure& f) {
   session_report report{f, true, true};
-  if (!agreed) {
+  if (!f.agreed) {
     try {
       dist::agree(session_control(), f.message, f.exit_code);
     } catch (const dist::dist_error& e) {

@@ -33,7 +33,7 @@ const mpi_rank_info* mpi_session();
 /// options' fingerprint, the temporary output's name. Valid inside a session only.
 dist::communicator& session_control();
 
-/// What main reports for a failure in a session. A failure that is this rank's alone (`agreed` false)
+/// What main reports for a failure in a session. A failure that is this rank's alone (not f.agreed)
 /// joins the other ranks' next agreement first, so that they stop too; an agreed one is printed by
 /// rank 0 alone (print false elsewhere), since every rank holds the same line. `joined` is false when
 /// the agreement itself failed: the process must then end without MPI_Finalize (end_mpi_session).
@@ -42,7 +42,7 @@ struct session_report {
   bool print = true;
   bool joined = true;
 };
-session_report settle_in_session(const failure& f, bool agreed);
+session_report settle_in_session(const failure& f);
 
 /// Ends the session with `code`: MPI_Finalize when every rank got this far together (`clean`), else
 /// std::_Exit, which the launcher sees as a lost rank and answers by ending the job.

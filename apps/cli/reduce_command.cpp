@@ -56,8 +56,7 @@ int reduce_command(const args& a) {
     if (!l.root()) return exit_code::ok;
     std::cout << typed::format_scalar(typed::load_scalar(in.type, result.bytes.data())) << "\n"
               << "reduced on " << describe_run(l, r, width, false) << "\n";
-    if (r.cub) std::cout << verification_line(*r.cub, "reduce " + op_text) << "\n";
-    if (r.verified) std::cout << dist_verification_line(l, "reduce " + op_text) << "\n";
+    print_checks(std::cout, l, r, "reduce " + op_text);
     return exit_code::ok;
   }
   progress_bar bar("lookback reduce", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);

@@ -52,27 +52,26 @@ int scan_command(const args& a) {
     spec.init = *init;
   }
   const std::size_t width = io::dtype_size(in.type);
-  if (l.active()) {
-    l.ready("scan", a, input_signature(in));
-    shared_output out(l, output, in.type, in.shape);
-    pipelines::file_source source = in.source();
-    const dist_outcome r = scan_distributed(l, spec, source, out, in.shape, stream_settings_for(b, common, memory, nullptr));
-    if (!l.root()) return exit_code::ok;
-    std::cout << describe(spec) << " scan of " << in.size() << " " << io::dtype_name(in.type) << " elements -> "
-              << output << " (" << describe_run(l, r, width, false) << ")\n";
-    if (r.cub) std::cout << verification_line(*r.cub, describe(spec) + " scan") << "\n";
-    if (r.verified) std::cout << dist_verification_line(l, describe(spec) + " scan") << "\n";
-    return exit_code::ok;
-  }
-  array_output out(output, in.type, in.shape);
-  progress_bar bar("lookback scan", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
+  l.ready("scan", a, input_signature(in));
+  shared_output out(l, output, in.type, in.shape);
   pipelines::file_source source = in.source();
-  pipelines::file_sink sink = out.sink();
-  const streamed r = scan_streamed(spec, source, sink, stream_settings_for(b, common, memory, &bar));
-  out.commit(in.shape);
+  dist_outcome checks;  // the single-process path fills its CUB check alone
+  std::string how;
+  if (l.active()) {
+    checks = scan_distributed(l, spec, source, out, in.shape, stream_settings_for(b, common, memory, nullptr));
+    how = describe_run(l, checks, width, false);
+  } else {
+    progress_bar bar("lookback scan", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
+    pipelines::file_sink sink = out.sink();
+    const streamed r = scan_streamed(spec, source, sink, stream_settings_for(b, common, memory, &bar));
+    out.commit(in.shape);
+    how = describe_plan(r.plan, width);
+    checks.cub = r.verified;
+  }
+  if (!l.root()) return exit_code::ok;
   std::cout << describe(spec) << " scan of " << in.size() << " " << io::dtype_name(in.type) << " elements -> " << output
-            << " (" << describe_plan(r.plan, width) << ")\n";
-  if (r.verified) std::cout << verification_line(*r.verified, describe(spec) + " scan") << "\n";
+            << " (" << how << ")\n";
+  print_checks(std::cout, l, checks, describe(spec) + " scan");
   return exit_code::ok;
 }
 

@@ -61,8 +61,7 @@ int sort_across_ranks(launch& l, const args& a, const typed::sort_spec& spec, co
   if (!l.root()) return exit_code::ok;
   const std::size_t item = io::dtype_size(keys.type) + static_cast<std::size_t>(spec.value_bytes);
   print_summary(spec, keys, values, output, values_output, describe_run(l, r, item, true));
-  if (r.cub) std::cout << verification_line(*r.cub, "sort " + describe(spec)) << "\n";
-  if (r.verified) std::cout << dist_verification_line(l, "sort " + describe(spec)) << "\n";
+  print_checks(std::cout, l, r, "sort " + describe(spec));
   return exit_code::ok;
 }
 

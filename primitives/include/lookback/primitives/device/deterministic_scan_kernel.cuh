@@ -80,8 +80,8 @@ __global__ void __launch_bounds__(Policy::threads)
         aggregate = detail::partial_op<Op>{op}(aggregate, s.warp_totals[lane * granule_warps + w]);
     const std::int64_t first = tile * Policy::granules_per_tile;
     if (lane < Policy::granules_per_tile && aggregate.has) granules.publish(first + lane, tile::status::aggregate, aggregate.value);
-    const part start{lookback::detail::initial_value(init), has_start};
-    part prefix = tile::granule_exclusive_prefix<Policy::initial_delay_ns>(granules, first, op, start);
+    part prefix = tile::granule_exclusive_prefix<Policy::initial_delay_ns, T>(
+        granules, first, op, [&] { return part{lookback::detail::initial_value(init), has_start}; });
     const std::int64_t last_granule = (n - 1) / policy::deterministic_granule::items;
 #pragma unroll
     for (int j = 0; j < Policy::granules_per_tile; ++j) {

@@ -28,18 +28,18 @@ __device__ __forceinline__ thread::partial<T> fold_lanes(thread::partial<T> acc,
 }
 }  // namespace detail
 
-/// Called by all 32 lanes of one warp; returns every lane the fold of `start` (empty for a plain
-/// inclusive scan) and the aggregates of granules 0 .. first-1.
-template <int InitialDelayNs, class T, class Op, class StatusArray>
-__device__ thread::partial<T> granule_exclusive_prefix(const StatusArray& granules, std::int64_t first, Op op,
-                                                       const thread::partial<T>& start) {
-  if (first == 0) return start;
+/// Called by all 32 lanes of one warp; returns every lane the fold of the start value (`start()`, a
+/// partial<T>: empty for a plain inclusive scan; called only by a look-back that reaches it, since it
+/// may read device memory) and the aggregates of granules 0 .. first-1.
+template <int InitialDelayNs, class T, class Op, class StatusArray, class Start>
+__device__ thread::partial<T> granule_exclusive_prefix(const StatusArray& granules, std::int64_t first, Op op, Start start) {
+  if (first == 0) return start();
   const int lane = warp::lane_id();
   if constexpr (InitialDelayNs > 0) __nanosleep(InitialDelayNs);
   // Back a window of 32 granules at a time to the nearest inclusive prefix; a lane before granule 0
   // stands for the start.
   int windows = 0;
-  T value = start.value;
+  T value{};
   unsigned found = 0;
   for (;; ++windows) {
     const std::int64_t g = first - 1 - std::int64_t{32} * windows - lane;
@@ -53,7 +53,8 @@ __device__ thread::partial<T> granule_exclusive_prefix(const StatusArray& granul
   }
   const int last = __ffs(static_cast<int>(found)) - 1;
   const bool at_start = first - 1 - std::int64_t{32} * windows - last < 0;
-  thread::partial<T> acc = at_start ? start : thread::partial<T>{warp::shfl(value, last), true};
+  const T nearest_prefix = warp::shfl(value, last);
+  thread::partial<T> acc = at_start ? start() : thread::partial<T>{nearest_prefix, true};
   acc = detail::fold_lanes(acc, value, last - 1, op);
   // The nearer windows again (every granule in them has published by now, some maybe their prefix).
   for (int w = windows - 1; w >= 0; --w) {

@@ -1,7 +1,9 @@
 // Scan policies side by side (tile shape, vector accesses, first-poll wait, descriptor kind), for
-// choosing policy::scan. Not part of the main table; run with --benchmark_filter=scan_tune.
+// choosing policy::scan and policy::deterministic_scan. Not part of the main table; run with
+// --benchmark_filter=scan_tune.
 #include "support/bench_support.cuh"
 
+#include <lookback/primitives/deterministic_scan.cuh>
 #include <lookback/primitives/scan.cuh>
 
 namespace lookback::bench {
@@ -26,6 +28,24 @@ void register_policy(const char* label) {
   });
 }
 
+template <class T, class Policy>
+void register_deterministic_policy(const char* label) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  const io::dtype type = io::dtype_of<T>();
+  register_gpu_benchmark(bench_name("scan_tune_deterministic", label, type, n), [=](benchmark::State& state) {
+    const T* d_in = static_cast<const T*>(random_input(type, n));
+    T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+    const auto run = [&](void* d_temp, std::size_t& bytes) {
+      lookback::detail::deterministic_scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, T(0), true, sum{}, n,
+                                                                     static_cast<T*>(nullptr), true, stream());
+    };
+    std::size_t temp_bytes = 0;
+    run(nullptr, temp_bytes);
+    void* d_temp = scratch(temp_bytes, 2);
+    time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] { run(d_temp, temp_bytes); });
+  });
+}
+
 const bool registered = [] {
   using u32 = std::uint32_t;
   using u64 = std::uint64_t;
@@ -42,6 +62,16 @@ const bool registered = [] {
   register_policy<u64, scan_config<128, 16, false, 1100, p128>>("128x16_wait1100");
   register_policy<u64, scan_config<128, 16, false, 1500, p128>>("128x16_wait1500");
   register_policy<u64, scan_config<128, 16, true, 1100, p128>>("128x16_vec_wait1100");
+  using policy::deterministic_scan_config;
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4>>("4granules_wait1100_4blocks");
+  register_deterministic_policy<float, deterministic_scan_config<4, 500, 3>>("4granules_wait500_3blocks");
+  register_deterministic_policy<float, deterministic_scan_config<4, 2000, 3>>("4granules_wait2000_3blocks");
+  register_deterministic_policy<float, deterministic_scan_config<2, 1100, 6>>("2granules_wait1100_6blocks");
+  register_deterministic_policy<double, deterministic_scan_config<1, 1100>>("1granule_wait1100");
+  register_deterministic_policy<double, deterministic_scan_config<2, 1100>>("2granules_wait1100");
+  register_deterministic_policy<double, deterministic_scan_config<2, 1100, 5>>("2granules_wait1100_5blocks");
   return true;
 }();
 

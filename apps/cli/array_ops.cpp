@@ -11,7 +11,8 @@
 namespace lookback::cli {
 
 std::string describe(const typed::scan_spec& spec) {
-  return std::string(spec.inclusive ? "inclusive " : "exclusive ") + std::string(typed::op_name(spec.op));
+  return std::string(spec.deterministic ? "deterministic " : "") + (spec.inclusive ? "inclusive " : "exclusive ") +
+         std::string(typed::op_name(spec.op));
 }
 
 std::string describe(const typed::select_spec& spec) {

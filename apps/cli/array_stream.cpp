@@ -45,7 +45,7 @@ streamed run_checked(const stream_settings& s, const std::string& what, Gpu&& gp
   out.kept = r.kept;
   out.sorted = r.sorted;
   if (r.checked) {
-    out.verified = verification{r.checked->lookback_ms, r.checked->cub_ms, r.checked->mismatch};
+    out.verified = verification{r.checked->lookback_ms, r.checked->cub_ms, r.checked->mismatch, r.checked->exact};
     check_verification(*out.verified, what);
   }
   if (s.b == backend::cpu) {
@@ -71,11 +71,11 @@ streamed run(const stream_settings& s, const std::string& what, Gpu&& gpu, Cpu&&
 }  // namespace
 
 streamed reduce_streamed(io::dtype type, typed::op_kind op, pipelines::source& in, void* result,
-                         const stream_settings& s) {
+                         const stream_settings& s, bool deterministic) {
   return run(
       s, "reduce " + std::string(typed::op_name(op)),
-      [&](const typed::stream_request& r) { return typed::reduce_stream(type, op, in, result, r); },
-      [&](const pipelines::stream_options& o) { return typed::reduce_stream_cpu(type, op, in, result, o); });
+      [&](const typed::stream_request& r) { return typed::reduce_stream(type, op, in, result, r, deterministic); },
+      [&](const pipelines::stream_options& o) { return typed::reduce_stream_cpu(type, op, in, result, o, deterministic); });
 }
 
 streamed scan_streamed(const typed::scan_spec& spec, pipelines::source& in, pipelines::sink& out, const stream_settings& s) {

@@ -45,8 +45,9 @@ struct streamed {
   pipelines::sort_report sorted;         // sort
 };
 
+/// `deterministic`: lookback::deterministic's association (spec.deterministic for the scan).
 streamed reduce_streamed(io::dtype type, typed::op_kind op, pipelines::source& in, void* result,
-                         const stream_settings& s);
+                         const stream_settings& s, bool deterministic = false);
 streamed scan_streamed(const typed::scan_spec& spec, pipelines::source& in, pipelines::sink& out, const stream_settings& s);
 streamed histogram_streamed(const typed::histogram_spec& spec, pipelines::source& samples, void* counts,
                             const stream_settings& s);

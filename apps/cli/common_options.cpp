@@ -109,6 +109,12 @@ backend resolve_backend(const common_options& common, const launch_options& laun
   return backend::gpu;
 }
 
+void refuse_deterministic_launch(bool deterministic, const launch_options& launching) {
+  if (deterministic && launching.requested())
+    throw cli_error(exit_code::usage, std::string("--deterministic runs in one process, on one GPU or the CPU; leave out ") +
+                                          (launching.distributed ? "--distributed" : "--gpus"));
+}
+
 typed::op_kind parse_op_option(const std::string& text) {
   const auto op = typed::parse_op(text);
   if (!op) throw cli_error(exit_code::usage, "--op must be sum, min or max, not '" + text + "'");

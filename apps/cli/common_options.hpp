@@ -59,6 +59,10 @@ void add_launch_options(po::options_description& desc, launch_options& launching
 /// --device-memory-limit does not apply across ranks (each holds its slice on its GPU) and is refused.
 backend resolve_backend(const common_options& common, const launch_options& launching, const memory_options& memory);
 
+/// --deterministic runs in one process (on one GPU or the CPU): across ranks its association would
+/// need the windows' aggregates folded in order across the ranks, which the distributed scan does not do.
+void refuse_deterministic_launch(bool deterministic, const launch_options& launching);
+
 /// --op sum|min|max, parsed or refused.
 typed::op_kind parse_op_option(const std::string& text);
 

@@ -64,16 +64,19 @@ gpu_result run_on_gpu(const io::host_array& input, std::size_t output_bytes, con
 
 std::string verification_line(const verification& v, const std::string& what) {
   char line[256];
+  const char* verdict = v.exact ? (v.mismatch ? "MISMATCH with the CPU's deterministic association"
+                                               : "bit for bit the CPU's deterministic association")
+                                 : (v.mismatch ? "MISMATCH" : "outputs match");
   std::snprintf(line, sizeof line, "verify %s: lookback %.4f ms, cub %.4f ms, lookback/cub speed %.2fx: %s", what.c_str(),
-                v.lookback_ms, v.cub_ms, v.lookback_ms > 0 ? v.cub_ms / v.lookback_ms : 0.0,
-                v.mismatch ? "MISMATCH" : "outputs match");
+                v.lookback_ms, v.cub_ms, v.lookback_ms > 0 ? v.cub_ms / v.lookback_ms : 0.0, verdict);
   return line;
 }
 
 void check_verification(const verification& v, const std::string& what) {
   if (!v.mismatch) return;
   throw cli_error(exit_code::software, verification_line(v, what) + " at element " + std::to_string(v.mismatch->index) +
-                                           ": cub " + v.mismatch->expected + ", lookback " + v.mismatch->actual);
+                                           ": " + (v.exact ? "cpu " : "cub ") + v.mismatch->expected + ", lookback " +
+                                           v.mismatch->actual);
 }
 
 }  // namespace lookback::cli

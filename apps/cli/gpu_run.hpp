@@ -23,6 +23,7 @@ struct verification {
   float lookback_ms = 0;
   float cub_ms = 0;
   std::optional<typed::mismatch> mismatch;
+  bool exact = false;  // the reference was the CPU's deterministic association, bit for bit
 };
 
 struct gpu_result {

@@ -20,19 +20,23 @@ int reduce_command(const args& a) {
   memory_options memory;
   launch_options launching;
   std::string input, output, op_text = "sum";
+  bool deterministic = false;
   po::options_description desc("reduce options");
   desc.add_options()
       ("input,i", po::value(&input)->required(), "input array (.npy, or raw with --dtype)")
       ("output,o", po::value(&output), "also write the result as a one-element array (.npy or raw)")
-      ("op", po::value(&op_text)->default_value("sum"), "sum | min | max");
+      ("op", po::value(&op_text)->default_value("sum"), "sum | min | max")
+      ("deterministic", po::bool_switch(&deterministic),
+       "the same bits on every run, GPU and CPU (a fixed association; --verify compares bit for bit with the CPU's)");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
   add_launch_options(desc, launching);
-  if (!parse_options(a, desc, "lookback reduce -i X.npy [--op sum|min|max] [-o R.npy] [--gpus N | --distributed]"))
+  if (!parse_options(a, desc, "lookback reduce -i X.npy [--op sum|min|max] [-o R.npy] [--deterministic] [--gpus N | --distributed]"))
     return exit_code::ok;
 
   const typed::op_kind op = parse_op_option(op_text);
   if (!output.empty()) io::refuse_same_file(input, output);
+  refuse_deterministic_launch(deterministic, launching);
   const backend b = resolve_backend(common, launching, memory);
   launch l(launching, b);
   const array_file in(input, common.dtype);
@@ -61,7 +65,8 @@ int reduce_command(const args& a) {
   }
   progress_bar bar("lookback reduce", in.size(), static_cast<std::uint64_t>(in.size()) * width >= long_run_bytes);
   pipelines::file_source source = in.source();
-  const streamed r = reduce_streamed(in.type, op, source, result.bytes.data(), stream_settings_for(b, common, memory, &bar));
+  const streamed r = reduce_streamed(in.type, op, source, result.bytes.data(), stream_settings_for(b, common, memory, &bar),
+                                     deterministic);
   if (out) {
     pipelines::file_sink sink = out->sink();
     sink.write(0, 1, result.bytes.data());
@@ -70,7 +75,8 @@ int reduce_command(const args& a) {
   std::cout << typed::format_scalar(typed::load_scalar(in.type, result.bytes.data())) << "\n";
   // The value alone on the first line stays easy to read from a script; a streamed run says so below.
   if (r.plan.streamed()) std::cout << describe_plan(r.plan, width) << "\n";
-  if (r.verified) std::cout << verification_line(*r.verified, "reduce " + op_text) << "\n";
+  if (r.verified)
+    std::cout << verification_line(*r.verified, std::string(deterministic ? "deterministic " : "") + "reduce " + op_text) << "\n";
   return exit_code::ok;
 }
 

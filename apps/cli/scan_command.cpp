@@ -18,26 +18,30 @@ int scan_command(const args& a) {
   memory_options memory;
   launch_options launching;
   std::string input, output, op_text = "sum", init_text;
-  bool inclusive = false;
+  bool inclusive = false, deterministic = false;
   po::options_description desc("scan options");
   desc.add_options()
       ("input,i", po::value(&input)->required(), "input array (.npy, or raw with --dtype)")
       ("output,o", po::value(&output)->required(), "output array (.npy, or raw bytes for any other name)")
       ("inclusive", po::bool_switch(&inclusive), "inclusive scan (default: exclusive)")
       ("op", po::value(&op_text)->default_value("sum"), "sum | min | max")
-      ("init", po::value(&init_text), "initial value of an exclusive scan (default: the operator's identity)");
+      ("init", po::value(&init_text), "initial value of an exclusive scan (default: the operator's identity)")
+      ("deterministic", po::bool_switch(&deterministic),
+       "the same bits on every run, GPU and CPU (a fixed association; --verify compares bit for bit with the CPU's)");
   add_common_options(desc, common);
   add_memory_options(desc, memory);
   add_launch_options(desc, launching);
-  const auto vm = parse_options(a, desc, "lookback scan -i X.npy -o Y.npy [--inclusive] [--op sum|min|max] [--init V] [--gpus N | --distributed]");
+  const auto vm = parse_options(a, desc, "lookback scan -i X.npy -o Y.npy [--inclusive] [--op sum|min|max] [--init V] [--deterministic] [--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 
   typed::scan_spec spec;
   spec.op = parse_op_option(op_text);
   spec.inclusive = inclusive;
+  spec.deterministic = deterministic;
   const bool has_init = vm->count("init") != 0;
   if (inclusive && has_init) throw cli_error(exit_code::usage, "--init applies to exclusive scans only");
   io::refuse_same_file(input, output);
+  refuse_deterministic_launch(deterministic, launching);
   const backend b = resolve_backend(common, launching, memory);
   launch l(launching, b);
   const array_file in(input, common.dtype);

@@ -1,11 +1,15 @@
 // The CPU backend's streamed runs: the references of typed_ops, histogram_ops and select_ops applied
 // chunk by chunk within the host budget, the running value carried between chunks so that the result
-// is the sequential one bit for bit.
+// is the sequential one bit for bit (the deterministic scan and reduction: cpu::deterministic_scan's
+// association, in chunks at window multiples).
 #include "typed/histogram_visit.hpp"
 #include "typed/stream_ops.hpp"
 #include "typed/visit.hpp"
 
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace lookback::typed {
@@ -49,12 +53,39 @@ pipelines::chunk_plan cpu_chunks(const std::vector<pipelines::source*>& sources,
   return plan;
 }
 
+/// The deterministic association in chunks of whole windows, the running value carried: `out` (null
+/// for a reduction) gets each chunk's scan, `running` the total (none: an inclusive scan before its
+/// first item).
+template <class T, class Op>
+pipelines::chunk_plan deterministic_chunks(pipelines::source& in, pipelines::sink* out, Op op, std::optional<T>& running,
+                                           bool exclusive, pipelines::stream_options o) {
+  o.plan.chunk_multiple = cpu::deterministic_window_granules * cpu::deterministic_granule_items;
+  std::vector<T> result;
+  return cpu_chunks({&in}, out != nullptr ? sizeof(T) : 0, o, [&](std::int64_t first, std::int64_t count, const auto& inputs) {
+    if (out != nullptr) result.resize(static_cast<std::size_t>(count));
+    running = cpu::deterministic_scan(reinterpret_cast<const T*>(inputs[0]), out != nullptr ? result.data() : nullptr,
+                                      count, op, running, exclusive);
+    if (out != nullptr) out->write(first, count, result.data());
+  });
+}
+
 }  // namespace
 
 stream_outcome reduce_stream_cpu(io::dtype type, op_kind op, pipelines::source& in, void* result,
-                                 const pipelines::stream_options& o) {
-  scalar running = identity(type, op);
+                                 const pipelines::stream_options& o, bool deterministic) {
   stream_outcome outcome;
+  if (deterministic) {
+    visit_numeric(type, [&](auto zero) {
+      using T = decltype(zero);
+      visit_op(op, [&](auto reduce_op) {
+        std::optional<T> running = identity_of<T>(reduce_op);
+        outcome.plan = deterministic_chunks<T>(in, nullptr, reduce_op, running, true, o);
+        std::memcpy(result, &*running, sizeof(T));
+      });
+    });
+    return outcome;
+  }
+  scalar running = identity(type, op);
   outcome.plan = cpu_chunks({&in}, 0, o, [&](std::int64_t, std::int64_t count, const auto& inputs) {
     reduce_cpu_chunk(type, op, inputs[0], count, running);
   });
@@ -64,6 +95,18 @@ stream_outcome reduce_stream_cpu(io::dtype type, op_kind op, pipelines::source& 
 
 stream_outcome scan_stream_cpu(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
                                const pipelines::stream_options& o) {
+  if (spec.deterministic) {
+    stream_outcome outcome;
+    visit_numeric(spec.type, [&](auto zero) {
+      using T = decltype(zero);
+      visit_op(spec.op, [&](auto op) {
+        std::optional<T> running;
+        if (!spec.inclusive) running = scalar_as<T>(spec.init);
+        outcome.plan = deterministic_chunks<T>(in, &out, op, running, !spec.inclusive, o);
+      });
+    });
+    return outcome;
+  }
   scalar running = spec.inclusive ? identity(spec.type, spec.op) : spec.init;
   const std::size_t width = io::dtype_size(spec.type);
   std::vector<std::byte> result;

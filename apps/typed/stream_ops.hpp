@@ -30,6 +30,7 @@ struct chunk_check {
   float lookback_ms = 0;  // summed over chunks, each the median of 9 runs after 2 warm-ups
   float cub_ms = 0;
   std::optional<typed::mismatch> mismatch;  // the first, its index counted from the start of the input
+  bool exact = false;  // compared bit for bit with the CPU's deterministic association (CUB only timed)
 };
 
 struct stream_outcome {
@@ -39,9 +40,16 @@ struct stream_outcome {
   pipelines::sort_report sorted;       // sort: in-core or external, its buckets and spill
 };
 
-/// *result (one element of `type`) = the reduction of every item.
-stream_outcome reduce_stream(io::dtype type, op_kind op, pipelines::source& in, void* result, const stream_request& r);
+/// *result (one element of `type`) = the reduction of every item; `deterministic`: in
+/// lookback::deterministic's association (chunks at window multiples), --verify exact against the CPU.
+stream_outcome reduce_stream(io::dtype type, op_kind op, pipelines::source& in, void* result, const stream_request& r,
+                             bool deterministic = false);
+/// spec.deterministic as for reduce_stream.
 stream_outcome scan_stream(const scan_spec& spec, pipelines::source& in, pipelines::sink& out, const stream_request& r);
+stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op, pipelines::source& in, void* result,
+                                           const stream_request& r);
+stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
+                                         const stream_request& r);
 /// h_counts: spec.num_bins counters of spec.counter.
 stream_outcome histogram_stream(const histogram_spec& spec, pipelines::source& samples, void* h_counts,
                                 const stream_request& r);
@@ -57,7 +65,7 @@ stream_outcome sort_stream(const sort_spec& spec, pipelines::source& keys, pipel
 
 /// The CPU references in the same chunks, within the host budget alone (verify does not apply).
 stream_outcome reduce_stream_cpu(io::dtype type, op_kind op, pipelines::source& in, void* result,
-                                 const pipelines::stream_options& o);
+                                 const pipelines::stream_options& o, bool deterministic = false);
 stream_outcome scan_stream_cpu(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
                                const pipelines::stream_options& o);
 stream_outcome histogram_stream_cpu(const histogram_spec& spec, pipelines::source& samples, void* h_counts,

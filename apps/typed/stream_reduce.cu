@@ -40,7 +40,9 @@ void typed_step(detail::verifier* verify, void* d_temp, std::size_t& temp_bytes,
 
 }  // namespace
 
-stream_outcome reduce_stream(io::dtype type, op_kind op, pipelines::source& in, void* result, const stream_request& r) {
+stream_outcome reduce_stream(io::dtype type, op_kind op, pipelines::source& in, void* result, const stream_request& r,
+                             bool deterministic) {
+  if (deterministic) return reduce_stream_deterministic(type, op, in, result, r);
   stream_outcome outcome;
   detail::verifier verifier;
   detail::verifier* v = r.verify ? &verifier : nullptr;

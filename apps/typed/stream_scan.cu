@@ -76,6 +76,7 @@ struct scan_step {
 }  // namespace
 
 stream_outcome scan_stream(const scan_spec& spec, pipelines::source& in, pipelines::sink& out, const stream_request& r) {
+  if (spec.deterministic) return scan_stream_deterministic(spec, in, out, r);
   stream_outcome outcome;
   detail::verifier verifier;
   visit_numeric(spec.type, [&](auto zero) {

@@ -44,7 +44,8 @@ struct scan_spec {
   io::dtype type = io::dtype::int32;
   op_kind op = op_kind::sum;
   bool inclusive = false;
-  scalar init;  // exclusive scans only
+  scalar init;                 // exclusive scans only
+  bool deterministic = false;  // the streamed scans: lookback::deterministic's association (GPU and CPU)
 };
 
 void reduce(implementation impl, io::dtype type, op_kind op, void* d_temp, std::size_t& temp_bytes, const void* d_in,

@@ -1,6 +1,6 @@
 // The deterministic scans and reduction: bit for bit the CPU's association (cpu/deterministic_scan.hpp)
-// for every type, operator and size around the granule and the tiles; the same bits on 50 runs, on
-// every tile policy, and in granule-aligned chunks; a non-commutative float operator; and the bits
+// for every type, operator and size around the granule, the tiles and the windows; the same bits on
+// 50 runs, on every tile policy, and in window-aligned chunks; a non-commutative float operator; and the bits
 // of a fixed input printed as a hash, so that runs on different GPUs can be compared.
 #include "support/gpu_test.hpp"
 #include "support/test_sizes.hpp"
@@ -20,6 +20,7 @@ namespace lookback::test {
 namespace {
 
 constexpr std::int64_t granule = policy::deterministic_granule::items;
+constexpr std::int64_t window = policy::deterministic_granule::window_items;
 
 template <class T>
 std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
@@ -90,7 +91,8 @@ std::vector<std::int64_t> sizes() {
   for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{15}, std::int64_t{16}, std::int64_t{17},
                                std::int64_t{31}, std::int64_t{32}, std::int64_t{33}, std::int64_t{511}, std::int64_t{513},
                                granule - 1, granule, granule + 1, 4 * granule - 1, 4 * granule, 4 * granule + 1,
-                               33 * granule + 7, std::int64_t{1000003}, std::int64_t{1} << 22})
+                               window - 1, window, window + 1, 2 * window + granule + 1, 33 * granule + 7,
+                               std::int64_t{1000003}, std::int64_t{1} << 22})
     if (n <= max_test_size()) all.push_back(n);
   return all;
 }
@@ -136,7 +138,7 @@ TEST_F(deterministic_scan, every_tile_policy_gives_the_same_bits) {
       const auto reference = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, init, stream);
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<1, 0>>(input, sum{}, init, stream)));
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<2, 1100>>(input, sum{}, init, stream)));
-      EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<3, 500>>(input, sum{}, init, stream)));
+      EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<4, 500>>(input, sum{}, init, stream)));
     }
   }
 }
@@ -195,10 +197,10 @@ TEST_F(deterministic_scan, a_non_commutative_float_operator_folds_in_the_promise
   }
 }
 
-TEST_F(deterministic_scan, chunks_at_granule_multiples_give_the_bits_of_one_scan) {
+TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan) {
   const cuda_stream stream;
-  const std::int64_t n = std::min<std::int64_t>(100 * granule + 17, max_test_size());
-  const std::int64_t split = (n / 3) / granule * granule;
+  const std::int64_t n = std::min<std::int64_t>(3 * window + 17, max_test_size());
+  const std::int64_t split = (n / 2) / window * window;
   auto rng = make_rng(7);
   const auto input = random_values<double>(n, rng);
   const auto whole = gpu_scan<policy::deterministic_scan<double>>(input, sum{}, std::optional<double>(2.0), stream);
@@ -232,6 +234,35 @@ TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
   }
   std::cout << "deterministic float32 inclusive sum of 2^" << (n == (std::int64_t{1} << 24) ? "24" : "?")
             << " fixed items: FNV-1a " << std::hex << h << std::dec << " on " << typed::gpu_name() << "\n";
+}
+
+class deterministic_scan_large : public gpu_test {};
+
+// Past 2^31 items (64-bit sizes and offsets): 2^31 + 4099 uint32 values, whose sums wrap exactly in
+// any association, against the sequential scan; run in the bundle's huge step.
+TEST_F(deterministic_scan_large, DISABLED_past_2_pow_31_items) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  std::vector<std::uint32_t> input(static_cast<std::size_t>(n));
+  std::uint32_t state = 2463534242u;
+  for (auto& x : input) {
+    state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+    x = state;
+  }
+  const cuda_stream stream;
+  auto d_in = to_device(input, stream);
+  device_buffer<std::uint32_t> d_out(input.size(), stream);
+  d_out.fill_bytes(poison_byte);
+  exclusive_scan(deterministic, d_in.data(), d_out.data(), 5u, sum{}, n, stream.get());
+  device_buffer<std::uint32_t> d_total(1, stream);
+  reduce(deterministic, d_in.data(), d_total.data(), n, sum{}, 5u, stream.get());
+  const std::vector<std::uint32_t> out = to_host(d_out);
+  std::uint32_t running = 5u;
+  for (std::int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(out[static_cast<std::size_t>(i)], running) << "element " << i;
+    running += input[static_cast<std::size_t>(i)];
+  }
+  EXPECT_EQ(to_host(d_total).front(), running);
+  std::cout << "deterministic uint32 exclusive scan and reduce of " << n << " items: every element checked\n";
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Streaming (lookback::pipelines and the commands' typed path over it): every algorithm cut into 1, 2,
 // 3 and many chunks, chunk edges inside tiles and on them, against the CPU reference and the one-chunk
 // run, bit for bit (float sums within the rounding allowance); pinned and pageable sources; budgets
-// that force chunks; --verify on every chunk; the cases past 2^31 and 2^32 items (DISABLED_, run in
+// that force chunks; --verify on every chunk; the deterministic scan and reduction in chunks of whole
+// windows, bit for bit one run's and verified exactly; the cases past 2^31 and 2^32 items (DISABLED_, run in
 // the bundle's huge step).
 #include "support/gpu_test.hpp"
 #include "support/test_sizes.hpp"
@@ -13,9 +14,13 @@
 #include <lookback/pipelines/reduce.cuh>
 #include <lookback/pipelines/scan.cuh>
 #include <lookback/pipelines/select.cuh>
+#include <lookback/primitives/deterministic_scan.cuh>
+#include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>
+#include <lookback/primitives/stream.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -192,6 +197,78 @@ TEST_F(streaming, VerifiedScanChecksEveryChunkFromItsCarriedValue) {
       EXPECT_GT(outcome.checked->cub_ms, 0.0f);
       EXPECT_FALSE(typed::scan_error(spec, input, gpu.data()).has_value());
     }
+}
+
+TEST_F(streaming, DeterministicScanAndReduceInChunksGiveOneRunsBitsAndVerifyExactly) {
+  std::mt19937_64 rng = make_rng(1406);
+  constexpr std::int64_t window = policy::deterministic_granule::window_items;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 3 * window + 777);
+  for (io::dtype type : {io::dtype::float32, io::dtype::float64, io::dtype::int32})
+    for (op_kind op : {op_kind::sum, op_kind::min})
+      for (bool inclusive : {false, true}) {
+        const io::host_array input = random_array(type, n, distribution::signed_, rng);
+        typed::scan_spec spec{type, op, inclusive, typed::identity(type, op)};
+        spec.deterministic = true;
+        if (!inclusive && op == op_kind::sum) spec.init = *typed::parse_scalar(type, "3");
+        const std::size_t width = io::dtype_size(type);
+        std::vector<std::byte> whole(input.bytes.size(), std::byte{poison_byte});
+        pipelines::host_source whole_in(input.bytes.data(), n, width);
+        pipelines::host_sink whole_out(whole.data(), width);
+        typed::scan_stream_cpu(spec, whole_in, whole_out, {});
+        std::array<std::byte, 8> whole_total{};
+        typed::reduce_stream_cpu(type, op, whole_in, whole_total.data(), {}, true);
+        // Chunks asked at one item past a window are cut back to whole windows.
+        for (std::int64_t chunk : {n, window + 1, 2 * window}) {
+          const std::string at = where(std::string("deterministic ") + (inclusive ? "inclusive " : "exclusive ") +
+                                           std::string(typed::op_name(op)),
+                                       type, n, chunk);
+          typed::stream_request r;
+          r.options = chunks_of(chunk);
+          r.verify = true;
+          std::vector<std::byte> gpu(input.bytes.size(), std::byte{poison_byte});
+          pipelines::host_source in(input.bytes.data(), n, width);
+          pipelines::host_sink out(gpu.data(), width);
+          const auto scanned = typed::scan_stream(spec, in, out, r);
+          EXPECT_EQ(scanned.plan.chunk_items % window == 0 || scanned.plan.chunks == 1, true) << at;
+          ASSERT_TRUE(scanned.checked.has_value());
+          EXPECT_TRUE(scanned.checked->exact);
+          EXPECT_FALSE(scanned.checked->mismatch.has_value()) << at;
+          EXPECT_EQ(gpu, whole) << at;
+          std::vector<std::byte> cpu(input.bytes.size(), std::byte{poison_byte});
+          pipelines::host_sink cpu_out(cpu.data(), width);
+          typed::scan_stream_cpu(spec, in, cpu_out, chunks_of(chunk));
+          EXPECT_EQ(cpu, whole) << "cpu " << at;
+          std::array<std::byte, 8> total{};
+          const auto reduced = typed::reduce_stream(type, op, in, total.data(), r, true);
+          ASSERT_TRUE(reduced.checked.has_value());
+          EXPECT_FALSE(reduced.checked->mismatch.has_value()) << "reduce " << at;
+          EXPECT_EQ(total, whole_total) << "reduce " << at;
+        }
+      }
+}
+
+TEST_F(streaming, TheDeterministicPipelinesEqualOneLibraryRun) {
+  constexpr std::int64_t window = policy::deterministic_granule::window_items;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 5 * window + 3);
+  std::mt19937_64 rng = make_rng(1407);
+  std::vector<float> input(static_cast<std::size_t>(n));
+  std::uniform_real_distribution<float> any(-1.0f, 1.0f);
+  for (auto& x : input) x = any(rng) * static_cast<float>(1 << (rng() % 20));
+  const cuda_stream stream;
+  const auto d_in = to_device(input, stream);
+  device_buffer<float> d_out(input.size(), stream);
+  device_buffer<float> d_total(1, stream);
+  inclusive_scan(deterministic, d_in.data(), d_out.data(), sum{}, n, stream.get());
+  reduce(deterministic, d_in.data(), d_total.data(), n, sum{}, 0.25f, stream.get());
+  const std::vector<float> want = to_host(d_out);
+  const float want_total = to_host(d_total).front();
+  std::vector<float> got(input.size(), -1.0f);
+  pipelines::host_source in(input.data(), n, sizeof(float));
+  pipelines::host_sink out(got.data(), sizeof(float));
+  EXPECT_EQ(pipelines::inclusive_scan<float>(deterministic, in, out, sum{}, chunks_of(window)).chunks, (n + window - 1) / window);
+  EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
+  const float total = pipelines::reduce(deterministic, in, sum{}, 0.25f, chunks_of(2 * window));
+  EXPECT_EQ(0, std::memcmp(&total, &want_total, sizeof(float)));
 }
 
 TEST_F(streaming, ADeviceBudgetCutsTheRunAndOneTooSmallIsRefused) {

@@ -23,15 +23,6 @@ using namespace lookback_test_cli;
 #endif
 const char* const mpiexec = configured_path("LOOKBACK_MPIEXEC", LOOKBACK_MPIEXEC);
 
-bool gpu_present() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
 /// The one line of stderr that starts with `prefix` (mpirun adds its own notices around the ranks').
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
   std::vector<std::string> found;

@@ -114,6 +114,20 @@ TEST(ChunkPlans, OneChunkWhenItFitsElseTheWidestThatDoes) {
   EXPECT_EQ(none.chunks, 0);
 }
 
+TEST(ChunkPlans, AChunkMultipleRoundsStreamedChunksDownAndRefusesBudgetsBelowOne) {
+  pipelines::chunk_costs costs;
+  costs.device_per_item = 8;
+  costs.host_per_item = 8;
+  pipelines::plan_limits limits;
+  limits.chunk_multiple = 65536;
+  const pipelines::chunk_plan cut = pipelines::plan_chunks(1 << 22, costs, {3 * 8 * 200000, 1 << 30}, limits);
+  EXPECT_EQ(cut.chunk_items, 3 * 65536);
+  EXPECT_EQ(cut.chunks, ((1 << 22) + 3 * 65536 - 1) / (3 * 65536));
+  // Fewer items than one multiple: one chunk of all of them, streamed or not.
+  EXPECT_EQ(pipelines::plan_chunks(1000, costs, {1 << 20, 1 << 20}, limits).chunk_items, 1000);
+  EXPECT_THROW(pipelines::plan_chunks(1 << 22, costs, {3 * 8 * 60000, 1 << 30}, limits), pipelines::stream_error);
+}
+
 TEST(FileSources, AFileThatEndsEarlyIsAReadErrorNamingTheItems) {
   char name[] = "/tmp/lookback-source-XXXXXX";
   const int fd = ::mkstemp(name);

@@ -2,7 +2,7 @@
 // bits are checked against: an exact operator gives the sequential scan whatever the association, a
 // non-commutative one proves that nothing is swapped, and float sums whose rounding depends on the
 // association give the promised grouping (runs of 16 folded left, Kogge-Stone across runs, granules
-// of 2048 folded in order).
+// of 2048 folded in order within windows of 32 granules, the windows folded in order).
 #include <gtest/gtest.h>
 
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
@@ -51,6 +51,23 @@ TEST(DeterministicReference, AnExactNonCommutativeOperatorGivesTheSequentialScan
   }
 }
 
+/// A whole granule's aggregate in the promised grouping: 4 warps of Kogge-Stone over runs of 16.
+float granule_aggregate(const std::vector<float>& v, std::size_t first) {
+  float w[4];
+  for (int q = 0; q < 4; ++q) {
+    std::vector<float> t(32);
+    for (int l = 0; l < 32; ++l) {
+      const std::size_t r = first + 16 * (32 * q + l);
+      t[l] = v[r];
+      for (int k = 1; k < 16; ++k) t[l] += v[r + k];
+    }
+    for (int offset = 1; offset < 32; offset <<= 1)
+      for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
+    w[q] = t[31];
+  }
+  return ((w[0] + w[1]) + w[2]) + w[3];
+}
+
 TEST(DeterministicReference, FloatSumsGroupAsPromised) {
   // Runs of 16 sum left to right; lane 4's first item follows Kogge-Stone's ((t0 + t1) + (t2 + t3)).
   std::vector<float> in(2048 + 40);
@@ -69,36 +86,42 @@ TEST(DeterministicReference, FloatSumsGroupAsPromised) {
   EXPECT_EQ(out[16 + 3], ((run(0) + in[16]) + in[17]) + in[18] + in[19]);
   EXPECT_EQ(out[64], ((run(0) + run(1)) + (run(2) + run(3))) + in[64]);
   // The second granule starts from the first granule's aggregate: its 4 warp totals folded in order.
-  const auto warp_total = [&](int w) {
-    std::vector<float> t(32);
-    for (int l = 0; l < 32; ++l) t[l] = run(32 * w + l);
-    for (int offset = 1; offset < 32; offset <<= 1)
-      for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
-    return t[31];
-  };
-  const float aggregate = ((warp_total(0) + warp_total(1)) + warp_total(2)) + warp_total(3);
-  EXPECT_EQ(out[2048], aggregate + in[2048]);
-  // The total of two whole granules: their aggregates, folded.
+  EXPECT_EQ(out[2048], granule_aggregate(in, 0) + in[2048]);
+  // The total of two whole granules: the start, then their window's aggregate.
   std::vector<float> two(4096);
   for (std::size_t i = 0; i < two.size(); ++i) two[i] = in[i % in.size()] * (i >= 2048 ? -0.5f : 1.0f);
-  const auto granule_aggregate = [&](std::size_t first) {
-    float w[4];
-    for (int q = 0; q < 4; ++q) {
-      std::vector<float> t(32);
-      for (int l = 0; l < 32; ++l) {
-        const std::size_t r = first + 16 * (32 * q + l);
-        t[l] = two[r];
-        for (int k = 1; k < 16; ++k) t[l] += two[r + k];
-      }
-      for (int offset = 1; offset < 32; offset <<= 1)
-        for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
-      w[q] = t[31];
-    }
-    return ((w[0] + w[1]) + w[2]) + w[3];
-  };
   const auto both = deterministic_scan<float>(two.data(), nullptr, 4096, plus{}, 0.5f, true);
-  EXPECT_EQ(*both, (0.5f + granule_aggregate(0)) + granule_aggregate(2048));
+  EXPECT_EQ(*both, 0.5f + (granule_aggregate(two, 0) + granule_aggregate(two, 2048)));
   EXPECT_TRUE(total.has_value());
+}
+
+TEST(DeterministicReference, WindowsOf32GranulesFoldTheirGranulesBeforeThePrefix) {
+  constexpr std::size_t granule = 2048, window = 32 * granule;
+  std::vector<float> in(2 * window + granule + 3);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> any(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = any(rng) * (i % 5 == 0 ? 1e6f : 1.0f);
+  std::vector<float> out(in.size());
+  const float start = 0.75f;
+  const auto total =
+      deterministic_scan(in.data(), out.data(), static_cast<std::int64_t>(in.size()), plus{}, std::optional<float>(start), true);
+  const auto local = [&](std::size_t window_first, std::size_t granules) {  // left fold of whole granules
+    float acc = granule_aggregate(in, window_first);
+    for (std::size_t g = 1; g < granules; ++g) acc += granule_aggregate(in, window_first + g * granule);
+    return acc;
+  };
+  EXPECT_EQ(out[granule], start + granule_aggregate(in, 0));
+  EXPECT_EQ(out[3 * granule], start + local(0, 3));
+  const float prefix1 = start + local(0, 32);
+  EXPECT_EQ(out[window], prefix1);
+  EXPECT_EQ(out[window + 2 * granule], prefix1 + local(window, 2));
+  const float prefix2 = prefix1 + local(window, 32);
+  EXPECT_EQ(out[2 * window], prefix2);
+  float last = in[2 * window + granule];  // the last granule: one run of 3 items
+  last += in[2 * window + granule + 1];
+  last += in[2 * window + granule + 2];
+  ASSERT_TRUE(total.has_value());
+  EXPECT_EQ(*total, prefix2 + (granule_aggregate(in, 2 * window) + last));
 }
 
 TEST(DeterministicReference, WithoutAStartTheFirstItemIsItselfAndEmptyHasNoTotal) {

@@ -3,6 +3,7 @@
 // captures its exit code, stdout and stderr, and checks the error contract (one line, the documented
 // exit code, nothing created or changed). Each subcommand's tests include it.
 
+#include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -152,6 +153,16 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 inline bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
 // The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
+/// Whether this machine has a CUDA device (the GPU tests skip without one).
+inline bool gpu_present() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
 inline void expect_one_error_line(const run_result& r, const std::string& prefix, const std::string& fragment) {
   const bool one_line = std::count(r.err.begin(), r.err.end(), '\n') == 1 && r.err.back() == '\n';
   EXPECT_TRUE(one_line) << "stderr must be exactly one line\n" << r;

@@ -48,6 +48,9 @@ struct plan_limits {
   std::int64_t max_chunk_items = std::int64_t{1} << 40;  // the widest chunk (streamed or not)
   std::int64_t min_chunk_items = 1024;                   // below this, the budgets are refused
   int depth = 3;                                         // copy in, compute, copy out
+  /// Streamed chunks hold a multiple of this many items (the deterministic scan's window, so that the
+  /// chunks give one scan's bits).
+  std::int64_t chunk_multiple = 1;
 };
 
 inline std::size_t device_need(const chunk_costs& c, std::int64_t items, int depth) {
@@ -85,7 +88,7 @@ inline chunk_plan plan_chunks(std::int64_t n, const chunk_costs& costs, const bu
     return plan;
   }
   const int depth = limits.depth;
-  const std::int64_t smallest = std::min(n, limits.min_chunk_items);
+  const std::int64_t smallest = std::min(n, std::max(limits.min_chunk_items, limits.chunk_multiple));
   if (!fits(smallest, depth)) {
     // Name the budget that is short, or both.
     const std::size_t device = device_need(costs, smallest, depth), host = host_need(costs, smallest, depth);
@@ -106,6 +109,7 @@ inline chunk_plan plan_chunks(std::int64_t n, const chunk_costs& costs, const bu
     else
       hi = mid - 1;
   }
+  if (lo < n) lo = std::max(limits.chunk_multiple, lo / limits.chunk_multiple * limits.chunk_multiple);
   plan.chunk_items = lo;
   plan.chunks = (n + lo - 1) / lo;
   plan.depth = static_cast<int>(std::min<std::int64_t>(depth, plan.chunks));

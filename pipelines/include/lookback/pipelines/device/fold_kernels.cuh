@@ -5,10 +5,11 @@
 
 namespace lookback::pipelines::device {
 
-/// *d_acc = *d_acc op *d_partial, in chunk order (so non-commutative operators fold correctly too).
+/// *d_partial = *d_acc op *d_partial: the running value, then the chunk's partial, in chunk order (so
+/// non-commutative operators fold correctly too).
 template <class T, class Op>
-__global__ void fold_value_kernel(T* d_acc, const T* d_partial, Op op) {
-  *d_acc = op(*d_acc, *d_partial);
+__global__ void fold_value_kernel(const T* d_acc, T* d_partial, Op op) {
+  *d_partial = op(*d_acc, *d_partial);
 }
 
 /// d_total[b] += d_chunk[b]

@@ -2,8 +2,9 @@
 // The deterministic scan's association on the CPU, the reference the GPU's bits are checked against
 // (deterministic_scan.cuh states the promise). Granules of 2048 items: 4 warps of 32 runs of 16 items.
 // A run folds its items left to right; a warp scans its run totals Kogge-Stone; a granule folds its
-// warp totals in order; the granule aggregates fold left to right after the start value. Items past
-// the end are absent from every fold (never the identity), so no operator needs one.
+// warp totals in order; a window of 32 granules folds their aggregates left to right; the window
+// aggregates fold left to right after the start value. Items past the end are absent from every fold
+// (never the identity), so no operator needs one.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -14,9 +15,10 @@ namespace lookback::cpu {
 inline constexpr int deterministic_run_items = 16;
 inline constexpr int deterministic_granule_warps = 4;
 inline constexpr std::int64_t deterministic_granule_items = deterministic_run_items * 32 * deterministic_granule_warps;
+inline constexpr std::int64_t deterministic_window_granules = 32;
 
 /// out (may be null: the total alone) gets the exclusive or inclusive scan of in[0, n) after `start`
-/// (none: a plain inclusive scan); returns the total, the fold of start and the granule aggregates
+/// (none: a plain inclusive scan); returns the total, the fold of start and the window aggregates
 /// (empty only when n == 0 and there is no start).
 template <class T, class Op>
 std::optional<T> deterministic_scan(const T* in, T* out, std::int64_t n, Op op, std::optional<T> start, bool exclusive) {
@@ -24,8 +26,14 @@ std::optional<T> deterministic_scan(const T* in, T* out, std::int64_t n, Op op, 
   const auto then = [&op](const part& acc, const T& v) -> part { return acc ? op(*acc, v) : v; };
   const auto combine = [&then](const part& a, const part& b) -> part { return b ? then(a, *b) : a; };
   constexpr int runs_per_warp = 32;
-  part prefix = start;
+  part window_prefix = start;
+  part local;  // the window's granules so far, folded
   for (std::int64_t g0 = 0; g0 < n; g0 += deterministic_granule_items) {
+    if (g0 % (deterministic_window_granules * deterministic_granule_items) == 0 && g0 > 0) {
+      window_prefix = combine(window_prefix, local);
+      local.reset();
+    }
+    const part prefix = combine(window_prefix, local);
     const std::int64_t valid = std::min(deterministic_granule_items, n - g0);
     std::array<std::array<part, runs_per_warp>, deterministic_granule_warps> x{};
     std::array<part, deterministic_granule_warps> warp_total{};
@@ -62,9 +70,9 @@ std::optional<T> deterministic_scan(const T* in, T* out, std::int64_t n, Op op, 
     }
     part aggregate;
     for (int w = 0; w < deterministic_granule_warps; ++w) aggregate = combine(aggregate, warp_total[w]);
-    prefix = then(prefix, *aggregate);
+    local = then(local, *aggregate);
   }
-  return prefix;
+  return combine(window_prefix, local);
 }
 
 }  // namespace lookback::cpu

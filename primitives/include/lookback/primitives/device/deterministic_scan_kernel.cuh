@@ -2,15 +2,19 @@
 // The deterministic single-pass scan: the same bits on every run, for every tile policy and on every
 // GPU. Inside a granule (policy::deterministic_granule: 4 warps of 32 runs of 16 items) the
 // association is fixed by the granule's shape: each thread folds its run left to right, a warp scans
-// its 32 run totals Kogge-Stone, the granule folds its 4 warp totals in order. Across granules the
-// look-back always forms the left fold of the granules' aggregates (tile/granule_lookback.cuh).
+// its 32 run totals Kogge-Stone, the granule folds its 4 warp totals in order. Across granules, two
+// levels of windows of 32 granules: a granule's prefix is its window's prefix (the left fold of the
+// start and the earlier windows' aggregates) then the left fold of the window's earlier granules.
+// Both folds come from look-backs (tile/ordered_lookback.cuh), one over the granules of the tile's
+// window, one over the windows; the second spans 32 windows a read, so the chain of prefixes
+// advances 256 tiles of 4-byte values per round trip rather than 8.
 // cpu/deterministic_scan.hpp computes the same association, bit for bit.
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/scan_carry.cuh>
 #include <lookback/primitives/thread/partial.cuh>
-#include <lookback/primitives/tile/granule_lookback.cuh>
+#include <lookback/primitives/tile/ordered_lookback.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 #include <lookback/primitives/warp/warp_scan.cuh>
 
@@ -33,22 +37,30 @@ struct partial_op {
 
 /// `start`: the initial value (an exclusive scan's init, a carried prefix) when `has_start`. `store`
 /// false computes the total alone (the deterministic reduce). `d_total` (may be null) receives the
-/// inclusive prefix of the granule holding the last item: start and every granule aggregate, folded.
+/// total: the start, then each window's aggregate (the last window's up to the last item), folded. `granules` holds each granule's aggregate,
+/// then its inclusive prefix within its window; `windows` each window's aggregate, then its
+/// inclusive prefix.
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class TotalIt, class Op,
           class StatusArray>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
     deterministic_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, Init init, bool has_start, bool store,
-                              TotalIt d_total, StatusArray granules, unsigned* d_tile_counter, bool aligned) {
+                              TotalIt d_total, StatusArray granules, StatusArray windows, unsigned* d_tile_counter,
+                              bool aligned) {
   using T = lookback::detail::init_value_t<Init>;
   using part = thread::partial<T>;
+  using combine = detail::partial_op<Op>;
   constexpr int items_per_thread = Policy::items_per_thread;
   constexpr int warps = Policy::threads / warp::warp_size;
   constexpr int granule_warps = policy::deterministic_granule::warps;
+  constexpr int window_granules = Policy::window_granules;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   struct storage {
     typename io::storage io;
     part warp_totals[warps];
-    part granule_prefix[Policy::granules_per_tile];
+    part local_before[Policy::granules_per_tile];  // the window's granules before each of the tile's, folded
+    part window_aggregate;                           // set by a tile that closes its window
+    part window_prefix;
+    T fold[2][warp::warp_size];  // the two look-back warps' folds
     unsigned tile_id;
   };
   __shared__ storage s;
@@ -67,45 +79,69 @@ __global__ void __launch_bounds__(Policy::threads)
 #pragma unroll
   for (int k = 1; k < items_per_thread; ++k)
     if (first_item + k < valid) run = thread::then(run, items[k], op);
-  const part x = warp::inclusive_scan(run, detail::partial_op<Op>{op});
+  const part x = warp::inclusive_scan(run, combine{op});
   const part before_run = warp::shfl_up(x, 1);  // lane 0: nothing before it in the warp
   if (lane == warp::warp_size - 1) s.warp_totals[warp_index] = x;
   __syncthreads();
 
+  const std::int64_t first = tile * Policy::granules_per_tile;
+  const std::int64_t window = first / window_granules;
+  const bool closes_window = (first + Policy::granules_per_tile) % window_granules == 0;
   if (warp_index == 0) {
-    // Lane j < granules_per_tile: granule j's aggregate, its warp totals folded in order.
+    // Lane j < granules_per_tile: granule j's aggregate, its warp totals folded in order. A window's
+    // first granule is its own prefix within the window.
     part aggregate{T{}, false};
     if (lane < Policy::granules_per_tile)
-      for (int w = 0; w < granule_warps; ++w)
-        aggregate = detail::partial_op<Op>{op}(aggregate, s.warp_totals[lane * granule_warps + w]);
-    const std::int64_t first = tile * Policy::granules_per_tile;
-    if (lane < Policy::granules_per_tile && aggregate.has) granules.publish(first + lane, tile::status::aggregate, aggregate.value);
-    part prefix = tile::granule_exclusive_prefix<Policy::initial_delay_ns, T>(
-        granules, first, op, [&] { return part{lookback::detail::initial_value(init), has_start}; });
-    const std::int64_t last_granule = (n - 1) / policy::deterministic_granule::items;
+      for (int w = 0; w < granule_warps; ++w) aggregate = combine{op}(aggregate, s.warp_totals[lane * granule_warps + w]);
+    if (lane < Policy::granules_per_tile && aggregate.has)
+      granules.publish(first + lane,
+                       (first + lane) % window_granules == 0 ? tile::status::inclusive_prefix : tile::status::aggregate,
+                       aggregate.value);
+    part local = tile::ordered_exclusive_prefix<0, T>(granules, first, window * window_granules, op,
+                                                      [] { return part{T{}, false}; }, s.fold[0]);
 #pragma unroll
     for (int j = 0; j < Policy::granules_per_tile; ++j) {
       const part a = warp::shfl(aggregate, j);
       if (!a.has) break;  // past the end of the array
-      if (lane == 0) s.granule_prefix[j] = prefix;
-      prefix = thread::then(prefix, a.value, op);
-      if (lane == 0) {
-        granules.publish(first + j, tile::status::inclusive_prefix, prefix.value);
-        if (first + j == last_granule && d_total != nullptr) *d_total = prefix.value;
-      }
+      if (lane == 0) s.local_before[j] = local;
+      local = thread::then(local, a.value, op);
+      if (lane == 0 && (first + j) % window_granules != 0)
+        granules.publish(first + j, tile::status::inclusive_prefix, local.value);
+    }
+    if (lane == 0 && closes_window) {
+      s.window_aggregate = local;
+      if (local.has) windows.publish(window, tile::status::aggregate, local.value);
+    }
+  } else if (warp_index == 1) {
+    const part prefix = tile::ordered_exclusive_prefix<Policy::initial_delay_ns, T>(
+        windows, window, 0, op,
+        [&] { return has_start ? part{lookback::detail::initial_value(init), true} : part{T{}, false}; }, s.fold[1]);
+    if (lane == 0) s.window_prefix = prefix;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (closes_window && s.window_aggregate.has)
+      windows.publish(window, tile::status::inclusive_prefix, combine{op}(s.window_prefix, s.window_aggregate).value);
+    const std::int64_t last_granule = (n - 1) / policy::deterministic_granule::items;
+    if (d_total != nullptr && last_granule >= first && last_granule < first + Policy::granules_per_tile) {
+      // The window's prefix, then the window's granules up to the last folded on their own: the
+      // prefix the next window would get, so that chunks at window multiples carry one scan's bits.
+      const int j = static_cast<int>(last_granule - first);
+      part aggregate{T{}, false};
+      for (int w = 0; w < granule_warps; ++w) aggregate = combine{op}(aggregate, s.warp_totals[j * granule_warps + w]);
+      *d_total = combine{op}(s.window_prefix, combine{op}(s.local_before[j], aggregate)).value;
     }
   }
   if (!store) return;
-  __syncthreads();
 
-  // The run's items: the granule's prefix, the earlier warps of the granule, the earlier runs of the
-  // warp, then the items, in that order.
+  // The run's items: the window's prefix, the window's earlier granules, the earlier warps of the
+  // granule, the earlier runs of the warp, then the items, in that order.
   const int granule = warp_index / granule_warps;
-  part acc = s.granule_prefix[granule];
+  part acc = combine{op}(s.window_prefix, s.local_before[granule]);
   const int first_warp = granule * granule_warps;
   if (warp_index > first_warp) {
     part earlier = s.warp_totals[first_warp];
-    for (int w = first_warp + 1; w < warp_index; ++w) earlier = detail::partial_op<Op>{op}(earlier, s.warp_totals[w]);
+    for (int w = first_warp + 1; w < warp_index; ++w) earlier = combine{op}(earlier, s.warp_totals[w]);
     acc = thread::then(acc, earlier.value, op);
   }
   if (lane > 0) acc = thread::then(acc, before_run.value, op);

@@ -13,6 +13,8 @@
 //     1.30 (128x16); 256x8 1.44; vector accesses 1.31; 700 ns first wait 1.25.
 #include <lookback/primitives/tile/tile_status.cuh>
 
+#include <cstdint>
+
 namespace lookback::policy {
 
 /// Tile shape; 16-byte vector global accesses (warp-striped, for aligned arrays); the look-back's wait
@@ -35,28 +37,41 @@ struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, s
                           tile::default_descriptor<T>> {};
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:
-/// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items (cpu/deterministic_scan.hpp
-/// spells the association out). Its tiles hold whole granules.
+/// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items, and windows of 32 granules
+/// (cpu/deterministic_scan.hpp spells the association out). Its tiles hold whole granules and never
+/// straddle a window.
 namespace deterministic_granule {
 inline constexpr int run_items = 16;
 inline constexpr int warps = 4;
 inline constexpr int items = run_items * 32 * warps;  // 2048
+inline constexpr int window_granules = 32;
+inline constexpr std::int64_t window_items = std::int64_t{items} * window_granules;  // 65536
 }  // namespace deterministic_granule
 
 /// A deterministic scan's tile: `Granules` granules (128 threads each), 16-byte vector accesses for
-/// aligned arrays, the look-back's first wait. The result is the same bits for every choice.
-template <int Granules, int InitialDelayNs>
+/// aligned arrays, the look-back's first wait, the blocks an SM must hold (which caps the registers).
+/// The result is the same bits for every choice.
+template <int Granules, int InitialDelayNs, int MinBlocksPerSm = 1>
 struct deterministic_scan_config {
+  static constexpr int window_granules = deterministic_granule::window_granules;
+  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
   static constexpr int granules_per_tile = Granules;
   static constexpr int threads = Granules * deterministic_granule::warps * 32;
   static constexpr int items_per_thread = deterministic_granule::run_items;
   static constexpr int tile_items = threads * items_per_thread;
   static constexpr bool vector_access = true;
   static constexpr int initial_delay_ns = InitialDelayNs;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
 };
 
-/// 4-byte values: 4 granules a tile (512 threads, as the default scan's 512 x 16); wider: 1 (128 x 16).
+/// Measured on the H100 at 2^28 (bench/scan_tuning_bench.cu; the default scan float32 0.83-0.84 ms,
+/// uint64 1.56 ms), with the two-level windows:
+///   float32, 4 granules (512 threads): the compiler's 45 registers (two blocks an SM) 1.07 ms; capped
+///     for three blocks (40, a few bytes spilled) 0.99; for four (32, 60 bytes spilled) 1.03-1.05;
+///     first wait 500 / 1100 / 2000 ns within 2%; 2 granules 1.04-1.08; windows of 8 or 16 granules
+///     instead of 32 (an experiment, not the promise) 1.01-1.02. ncu: latency-bound look-back.
+///   float64: 1 granule 1.89-1.93 ms, 2 granules 1.75-1.84, 2 capped for five blocks 1.91.
 template <class T>
-struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 1, 1100> {};
+struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 3 : 1> {};
 
 }  // namespace lookback::policy

@@ -1,0 +1,140 @@
+// The deterministic streamed scan and reduction for every (dtype, operator): lookback's deterministic
+// look-back per chunk, chunks at window multiples so that the result is one deterministic run's bits.
+// With --verify, CUB's scan or reduction of the same chunk is timed beside it, and every chunk is
+// compared bit for bit with the CPU's deterministic association from the same carried value.
+#include "typed/stream_verify.hpp"
+#include "typed/visit.hpp"
+
+#include <lookback/pipelines/reduce.cuh>
+#include <lookback/pipelines/scan.cuh>
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace lookback::typed {
+namespace {
+
+/// The carried value a chunk starts from, on the host (none: an inclusive scan's first chunk).
+template <class T>
+std::optional<T> start_of(const carried<T>& carry, cudaStream_t stream) {
+  if (carry.d_prefix == nullptr) return std::nullopt;
+  T value{};
+  std::memcpy(&value, detail::fetch(carry.d_prefix, 1, sizeof(T), stream).data(), sizeof(T));
+  return value;
+}
+
+/// The first element whose bits differ.
+template <class T>
+std::optional<mismatch> first_bit_difference(const T* want, const T* got, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i)
+    if (std::memcmp(&want[i], &got[i], sizeof(T)) != 0) return mismatch{i, format_value(want[i]), format_value(got[i])};
+  return std::nullopt;
+}
+
+/// Runs `ours` as a chunk step; with a verifier, times it beside `cub` (on CUB's own output) and
+/// returns the chunk's start value for the comparison. Queries answer the larger temporary size.
+template <class T, class Ours, class Cub>
+bool deterministic_step(detail::verifier* verify, void* d_temp, std::size_t& temp_bytes, const carried<T>& carry,
+                        std::optional<T>& start, cudaStream_t stream, Ours&& ours, Cub&& cub) {
+  if (d_temp == nullptr) {
+    ours(nullptr, temp_bytes);
+    if (verify != nullptr) {
+      std::size_t cub_bytes = 0;
+      cub(nullptr, cub_bytes);
+      temp_bytes = std::max(temp_bytes, cub_bytes);
+    }
+    return false;
+  }
+  std::size_t bytes = temp_bytes;
+  if (verify == nullptr) {
+    ours(d_temp, bytes);
+    return false;
+  }
+  start = start_of(carry, stream);
+  verify->time_both(stream, [&] { ours(d_temp, bytes); }, [&] { cub(d_temp, bytes); });
+  return true;
+}
+
+}  // namespace
+
+stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
+                                         const stream_request& r) {
+  stream_outcome outcome;
+  detail::verifier verifier;
+  verifier.check.exact = true;
+  detail::verifier* v = r.verify ? &verifier : nullptr;
+  visit_numeric(spec.type, [&](auto zero) {
+    using T = decltype(zero);
+    auto options = detail::verified_options(r, sizeof(T), 3 * sizeof(T));
+    options.plan.chunk_multiple = policy::deterministic_granule::window_items;
+    visit_op(spec.op, [&](auto op) {
+      const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry,
+                            std::int64_t n, cudaStream_t stream) {
+        std::optional<T> start;
+        const bool check = deterministic_step(
+            v, d_temp, temp_bytes, carry, start, stream,
+            [&](void* t, std::size_t& b) {
+              if (spec.inclusive) pipelines::deterministic_scan_chunk<false, decltype(op)>{op}(t, b, d_in, d_out, carry, n, stream);
+              else pipelines::deterministic_scan_chunk<true, decltype(op)>{op}(t, b, d_in, d_out, carry, n, stream);
+            },
+            [&](void* t, std::size_t& b) {
+              scan(implementation::cub, spec, t, b, d_in, t == nullptr ? nullptr : verifier.cub_output(n * sizeof(T)), n,
+                   stream);
+            });
+        if (!check) return;
+        const auto items = detail::fetch(d_in, n, sizeof(T), stream);
+        const auto got = detail::fetch(d_out, n, sizeof(T), stream);
+        std::vector<T> want(static_cast<std::size_t>(n));
+        cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), want.data(), n, op, start, !spec.inclusive);
+        verifier.record(first_bit_difference(want.data(), reinterpret_cast<const T*>(got.data()), n), verifier.next_first, n);
+      };
+      if (spec.inclusive)
+        outcome.plan = pipelines::scan_with<false>(in, out, identity_of<T>(op), op, options, step, true);
+      else
+        outcome.plan = pipelines::scan_with<true>(in, out, scalar_as<T>(spec.init), op, options, step);
+    });
+  });
+  if (r.verify) outcome.checked = verifier.check;
+  return outcome;
+}
+
+stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipelines::source& in, void* result,
+                                           const stream_request& r) {
+  stream_outcome outcome;
+  detail::verifier verifier;
+  verifier.check.exact = true;
+  detail::verifier* v = r.verify ? &verifier : nullptr;
+  visit_numeric(type, [&](auto zero) {
+    using T = decltype(zero);
+    auto options = detail::verified_options(r, 0, sizeof(T));
+    options.plan.chunk_multiple = policy::deterministic_granule::window_items;
+    visit_op(op_id, [&](auto op) {
+      const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, carried<T> carry, std::int64_t n,
+                            cudaStream_t stream) {
+        std::optional<T> start;
+        const bool check = deterministic_step(
+            v, d_temp, temp_bytes, carry, start, stream,
+            [&](void* t, std::size_t& b) { pipelines::deterministic_reduce_chunk<decltype(op)>{op}(t, b, d_in, carry, n, stream); },
+            [&](void* t, std::size_t& b) {
+              reduce(implementation::cub, type, op_id, t, b, d_in, t == nullptr ? nullptr : verifier.cub_output(sizeof(T)),
+                     n, stream);
+            });
+        if (!check) return;
+        const auto items = detail::fetch(d_in, n, sizeof(T), stream);
+        const auto got = detail::fetch(carry.d_total, 1, sizeof(T), stream);
+        const T want = *cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), static_cast<T*>(nullptr), n, op,
+                                                start, true);
+        // The running value after the chunk, reported at the chunk's first item.
+        verifier.record(first_bit_difference(&want, reinterpret_cast<const T*>(got.data()), 1), verifier.next_first, n);
+      };
+      const T value = pipelines::reduce_carried_with(in, identity_of<T>(op), options, step, &outcome.plan);
+      std::memcpy(result, &value, sizeof(T));
+    });
+  });
+  if (r.verify) outcome.checked = verifier.check;
+  return outcome;
+}
+
+}  // namespace lookback::typed

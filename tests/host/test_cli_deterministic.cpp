@@ -1,0 +1,115 @@
+// `scan --deterministic` and `reduce --deterministic`: on the CPU backend (in CI) the output is
+// cpu::deterministic_scan's association bit for bit, in one chunk or streamed in chunks; across ranks
+// the option is refused; with a GPU, --verify compares bit for bit and the GPU's files equal the CPU's.
+#include <gtest/gtest.h>
+
+#include "support/cli_harness.hpp"
+
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+
+#include <cmath>
+#include <optional>
+#include <random>
+
+namespace {
+
+using namespace lookback_test_cli;
+
+struct plus {
+  template <class T>
+  T operator()(const T& a, const T& b) const { return a + b; }
+};
+
+class CliDeterministicTest : public CliTest {
+ protected:
+  /// Values over many decades, so that any other association shows in the last bits.
+  template <class T>
+  std::vector<T> write_wide(const std::string& name, std::int64_t n) const {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) * 3 + sizeof(T));
+    std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+    std::uniform_int_distribution<int> exponent(-20, 20);
+    std::vector<T> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = static_cast<T>(std::ldexp(mantissa(rng), exponent(rng)));
+    write_input(name, array_of(v));
+    return v;
+  }
+
+  template <class T>
+  std::vector<T> output_values(const std::string& name) const {
+    const host_array a = read_output(name);
+    const T* p = a.as<T>();
+    return std::vector<T>(p, p + a.size());
+  }
+
+  /// The three runs of each command line: in one chunk and streamed on the CPU, and on the GPU with
+  /// --verify when there is one; every output's bytes are `expected`'s.
+  void expect_every_run_gives(std::vector<std::string> command, const std::string& expected_file) const {
+    SCOPED_TRACE(::testing::PrintToString(command));
+    const auto run_to = [&](const std::string& name, std::vector<std::string> extra) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {"-o", arg(name)});
+      args.insert(args.end(), extra.begin(), extra.end());
+      return args;
+    };
+    const run_result whole = run_ok(run_to("whole.npy", {}));
+    EXPECT_EQ(read_file(path("whole.npy")), read_file(path(expected_file)));
+    const run_result streamed = run_ok(run_to("streamed.npy", {"--host-memory-limit", "1MiB"}));
+    EXPECT_EQ(read_file(path("streamed.npy")), read_file(path(expected_file)));
+    if (command[0] == "scan") EXPECT_TRUE(contains(streamed.out, "streamed in ")) << streamed;
+    if (!gpu_present()) return;
+    for (const char* limit : {"1GiB", "4MiB"}) {
+      const run_result gpu = run(run_to("gpu.npy", {"--backend", "gpu", "--verify", "--device-memory-limit", limit}));
+      ASSERT_EQ(gpu.exit_code, ex_ok) << gpu;
+      EXPECT_TRUE(contains(gpu.out, "bit for bit the CPU's deterministic association")) << gpu;
+      EXPECT_EQ(read_file(path("gpu.npy")), read_file(path(expected_file))) << "--device-memory-limit " << limit;
+    }
+  }
+};
+
+TEST_F(CliDeterministicTest, ScanAndReduceGiveTheAssociationBitForBitOnEveryPath) {
+  using lookback::cpu::deterministic_scan;
+  const std::int64_t n = 3 * 65536 + 777;  // three windows and a partial one
+  const auto f = write_wide<float>("f.npy", n);
+  std::vector<float> expected(f.size());
+  deterministic_scan(f.data(), expected.data(), n, plus{}, std::optional<float>(0.5f), true);
+  write_input("exclusive.npy", array_of(expected));
+  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--init", "0.5"}, "exclusive.npy");
+
+  deterministic_scan(f.data(), expected.data(), n, plus{}, std::optional<float>(), false);
+  write_input("inclusive.npy", array_of(expected));
+  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--inclusive"}, "inclusive.npy");
+
+  const float total = *deterministic_scan<float>(f.data(), nullptr, n, plus{}, 0.0f, true);
+  write_input("total.npy", array_of(std::vector<float>{total}));
+  expect_every_run_gives({"reduce", "-i", arg("f.npy"), "--deterministic"}, "total.npy");
+
+  const auto d = write_wide<double>("d.npy", 65536 * 2 + 1);
+  std::vector<double> inclusive(d.size());
+  deterministic_scan(d.data(), inclusive.data(), static_cast<std::int64_t>(d.size()), plus{}, std::optional<double>(),
+                     false);
+  write_input("d_inclusive.npy", array_of(inclusive));
+  expect_every_run_gives({"scan", "-i", arg("d.npy"), "--deterministic", "--inclusive"}, "d_inclusive.npy");
+}
+
+TEST_F(CliDeterministicTest, TheSummaryNamesTheAssociation) {
+  write_wide<float>("f.npy", 1000);
+  const run_result r = run_ok({"scan", "-i", arg("f.npy"), "-o", arg("out.npy"), "--deterministic"});
+  EXPECT_TRUE(contains(r.out, "deterministic exclusive sum scan of 1000 float32 elements")) << r;
+}
+
+TEST_F(CliDeterministicTest, AcrossRanksItIsRefused) {
+  write_wide<float>("f.npy", 100);
+  for (const char* command : {"scan", "reduce"})
+    for (const std::vector<std::string>& launch : {std::vector<std::string>{"--gpus", "1"}, std::vector<std::string>{"--distributed"}}) {
+      std::vector<std::string> args{command, "-i", arg("f.npy"), "--deterministic"};
+      if (std::string(command) == "scan") args.insert(args.end(), {"-o", arg("out.npy")});
+      args.insert(args.end(), launch.begin(), launch.end());
+      const run_result r = run(args);
+      EXPECT_EQ(r.exit_code, ex_usage) << r;
+      expect_one_error_line(r, std::string("lookback ") + command + ": ",
+                            "--deterministic runs in one process, on one GPU or the CPU; leave out " + launch[0]);
+      EXPECT_FALSE(fs::exists(path("out.npy")));
+    }
+}
+
+}  // namespace

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace lookback::test {
@@ -234,6 +235,15 @@ TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
   }
   std::cout << "deterministic float32 inclusive sum of 2^" << (n == (std::int64_t{1} << 24) ? "24" : "?")
             << " fixed items: FNV-1a " << std::hex << h << std::dec << " on " << typed::gpu_name() << "\n";
+}
+
+// Host-side argument checks: no GPU needed, so CI runs them.
+TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refused) {
+  std::size_t bytes = 0;
+  float total = 0;
+  EXPECT_THROW(exclusive_scan(deterministic, nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+                              carried<float>{nullptr, &total}, sum{}, 10, nullptr),
+               std::invalid_argument);
 }
 
 class deterministic_scan_large : public gpu_test {};

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <stdexcept>
 
 namespace lookback {
 
@@ -109,12 +110,14 @@ void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
 /// (policy::deterministic_granule::window_items, 65536 items): then the chunks together give the bits
 /// of one scan of the whole. *carry.d_total is the scan's total (the fold of the prefix and the window
 /// aggregates), the next chunk's prefix. A null carry.d_prefix starts from nothing: an inclusive
-/// scan's first chunk.
+/// scan's first chunk (an exclusive scan's item 0 needs a start value, so there it is refused).
 template <class InputIt, class OutputIt, class T, class Op>
 void exclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
-  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, carry.d_prefix != nullptr,
-                                   op, num_items, carry.d_total, true, stream);
+  if (carry.d_prefix == nullptr)
+    throw std::invalid_argument("lookback::deterministic exclusive_scan: a carried chunk needs carry.d_prefix");
+  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, true, op, num_items,
+                                   carry.d_total, true, stream);
 }
 template <class InputIt, class OutputIt, class T, class Op>
 void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,

@@ -238,11 +238,17 @@ TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
 }
 
 // Host-side argument checks: no GPU needed, so CI runs them.
-TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refused) {
+TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refused_but_may_ask_its_size) {
   std::size_t bytes = 0;
   float total = 0;
-  EXPECT_THROW(exclusive_scan(deterministic, nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-                              carried<float>{nullptr, &total}, sum{}, 10, nullptr),
+  const carried<float> none{nullptr, &total};
+  // The size query (null storage) is how the pipelines size a chunk: it must answer.
+  exclusive_scan(deterministic, nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), none,
+                 sum{}, 10, nullptr);
+  EXPECT_GT(bytes, 0u);
+  void* storage = &bytes;  // never touched: the call refuses first
+  EXPECT_THROW(exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr),
+                              static_cast<float*>(nullptr), none, sum{}, 10, nullptr),
                std::invalid_argument);
 }
 

@@ -123,7 +123,7 @@ TEST(ChunkPlans, AChunkMultipleRoundsStreamedChunksDownAndRefusesBudgetsBelowOne
   const pipelines::chunk_plan cut = pipelines::plan_chunks(1 << 22, costs, {3 * 8 * 200000, 1 << 30}, limits);
   EXPECT_EQ(cut.chunk_items, 3 * 65536);
   EXPECT_EQ(cut.chunks, ((1 << 22) + 3 * 65536 - 1) / (3 * 65536));
-  // Fewer items than one multiple: one chunk of all of them, streamed or not.
+  // Fewer items than one multiple: one chunk of all of them.
   EXPECT_EQ(pipelines::plan_chunks(1000, costs, {1 << 20, 1 << 20}, limits).chunk_items, 1000);
   EXPECT_THROW(pipelines::plan_chunks(1 << 22, costs, {3 * 8 * 60000, 1 << 30}, limits), pipelines::stream_error);
 }

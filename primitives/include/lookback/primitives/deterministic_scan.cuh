@@ -114,7 +114,7 @@ void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
 template <class InputIt, class OutputIt, class T, class Op>
 void exclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
-  if (carry.d_prefix == nullptr)
+  if (d_temp_storage != nullptr && carry.d_prefix == nullptr)  // a size query may leave it null
     throw std::invalid_argument("lookback::deterministic exclusive_scan: a carried chunk needs carry.d_prefix");
   detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, true, op, num_items,
                                    carry.d_total, true, stream);

@@ -32,6 +32,17 @@ struct warp_transpose_io {
   template <class It>
   static constexpr bool vector_capable = thread::vectorizable<It, T> && ItemsPerThread % vec::size == 0;
 
+  /// Keeps a thread's items in its warp's row while the warp does other work (between a load and a
+  /// store; conflict-free), so that they need no registers meanwhile; take_back returns them.
+  __device__ static void set_aside(const T (&items)[ItemsPerThread], storage& s) {
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) s.items[warp_index()][k * warp::warp_size + warp::lane_id()] = items[k];
+  }
+  __device__ static void take_back(T (&items)[ItemsPerThread], const storage& s) {
+#pragma unroll
+    for (int k = 0; k < ItemsPerThread; ++k) items[k] = s.items[warp_index()][k * warp::warp_size + warp::lane_id()];
+  }
+
   /// Loads the `valid` first items of the tile at `in`; missing items become `fill`. `vectors`: the
   /// tile's address is 16-byte aligned, so full tiles may use vector loads.
   template <class InputIt>

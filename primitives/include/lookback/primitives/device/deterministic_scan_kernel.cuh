@@ -87,7 +87,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   const std::int64_t first = tile * Policy::granules_per_tile;
   const std::int64_t window = first / window_granules;
   const bool closes_window = (first + Policy::granules_per_tile) % window_granules == 0;
+  // The two look-back warps set their items aside in their rows of the io storage (free between the
+  // load and the store) for the look-back's length: with the items dead in registers there, the
+  // kernel fits 32 registers a thread without spilling, four 512-thread blocks an SM.
   if (warp_index == 0) {
+    io::set_aside(items, s.io);
     // Lane j < granules_per_tile: granule j's aggregate, its warp totals folded in order. A window's
     // first granule is its own prefix within the window.
     part aggregate{T{}, false};
@@ -112,11 +116,14 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
       s.window_aggregate = local;
       if (local.has) windows.publish(window, tile::status::aggregate, local.value);
     }
+    io::take_back(items, s.io);
   } else if (warp_index == 1) {
+    io::set_aside(items, s.io);
     const part prefix = tile::ordered_exclusive_prefix<Policy::initial_delay_ns, T>(
         windows, window, 0, op,
         [&] { return has_start ? part{lookback::detail::initial_value(init), true} : part{T{}, false}; }, s.fold[1]);
     if (lane == 0) s.window_prefix = prefix;
+    io::take_back(items, s.io);
   }
   __syncthreads();
   if (threadIdx.x == 0) {

@@ -42,10 +42,11 @@ class CliDeterministicTest : public CliTest {
   }
 
   /// The runs of each command line: in one chunk and streamed on the CPU (under `host_limit`), and on
-  /// the GPU with --verify in one chunk and streamed when there is one; every output's bytes are
+  /// the GPU with --verify in one chunk and streamed (under `device_limit`: three slots of a window or
+  /// two with --verify's extra, not the whole input) when there is one; every output's bytes are
   /// `expected`'s.
   void expect_every_run_gives(std::vector<std::string> command, const std::string& expected_file,
-                              const std::string& host_limit) const {
+                              const std::string& host_limit, const std::string& device_limit) const {
     SCOPED_TRACE(::testing::PrintToString(command));
     const auto run_to = [&](const std::string& name, std::vector<std::string> extra) {
       std::vector<std::string> args = command;
@@ -59,12 +60,11 @@ class CliDeterministicTest : public CliTest {
     EXPECT_EQ(read_file(path("streamed.npy")), read_file(path(expected_file)));
     EXPECT_TRUE(contains(streamed.out, "streamed in ")) << streamed;
     if (!gpu_present()) return;
-    // 5 MiB holds three slots of a window or two with --verify's extra, not the whole input.
-    for (const char* limit : {"1GiB", "5MiB"}) {
+    for (const std::string& limit : {std::string("1GiB"), device_limit}) {
       const run_result gpu = run(run_to("gpu.npy", {"--backend", "gpu", "--verify", "--device-memory-limit", limit}));
       ASSERT_EQ(gpu.exit_code, ex_ok) << gpu;
       EXPECT_TRUE(contains(gpu.out, "bit for bit the CPU's deterministic association")) << gpu;
-      EXPECT_EQ(contains(gpu.out, "streamed in "), std::string(limit) == "5MiB") << gpu;
+      EXPECT_EQ(contains(gpu.out, "streamed in "), limit == device_limit) << gpu;
       EXPECT_EQ(read_file(path("gpu.npy")), read_file(path(expected_file))) << "--device-memory-limit " << limit;
     }
   }
@@ -77,22 +77,22 @@ TEST_F(CliDeterministicTest, ScanAndReduceGiveTheAssociationBitForBitOnEveryPath
   std::vector<float> expected(f.size());
   deterministic_scan(f.data(), expected.data(), n, plus{}, std::optional<float>(0.5f), true);
   write_input("exclusive.npy", array_of(expected));
-  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--init", "0.5"}, "exclusive.npy", "1MiB");
+  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--init", "0.5"}, "exclusive.npy", "1MiB", "5MiB");
 
   deterministic_scan(f.data(), expected.data(), n, plus{}, std::optional<float>(), false);
   write_input("inclusive.npy", array_of(expected));
-  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--inclusive"}, "inclusive.npy", "1MiB");
+  expect_every_run_gives({"scan", "-i", arg("f.npy"), "--deterministic", "--inclusive"}, "inclusive.npy", "1MiB", "5MiB");
 
   const float total = *deterministic_scan<float>(f.data(), nullptr, n, plus{}, 0.0f, true);
   write_input("total.npy", array_of(std::vector<float>{total}));
-  expect_every_run_gives({"reduce", "-i", arg("f.npy"), "--deterministic"}, "total.npy", "1MiB");
+  expect_every_run_gives({"reduce", "-i", arg("f.npy"), "--deterministic"}, "total.npy", "1MiB", "1MiB");
 
   const auto d = write_wide<double>("d.npy", 65536 * 8 + 1);
   std::vector<double> inclusive(d.size());
   deterministic_scan(d.data(), inclusive.data(), static_cast<std::int64_t>(d.size()), plus{}, std::optional<double>(),
                      false);
   write_input("d_inclusive.npy", array_of(inclusive));
-  expect_every_run_gives({"scan", "-i", arg("d.npy"), "--deterministic", "--inclusive"}, "d_inclusive.npy", "2MiB");
+  expect_every_run_gives({"scan", "-i", arg("d.npy"), "--deterministic", "--inclusive"}, "d_inclusive.npy", "2MiB", "5MiB");
 }
 
 TEST_F(CliDeterministicTest, TheSummaryNamesTheAssociation) {

@@ -33,30 +33,6 @@ std::optional<mismatch> first_bit_difference(const T* want, const T* got, std::i
   return std::nullopt;
 }
 
-/// Runs `ours` as a chunk step; with a verifier, times it beside `cub` (on CUB's own output) and
-/// returns the chunk's start value for the comparison. Queries answer the larger temporary size.
-template <class T, class Ours, class Cub>
-bool deterministic_step(detail::verifier* verify, void* d_temp, std::size_t& temp_bytes, const carried<T>& carry,
-                        std::optional<T>& start, cudaStream_t stream, Ours&& ours, Cub&& cub) {
-  if (d_temp == nullptr) {
-    ours(nullptr, temp_bytes);
-    if (verify != nullptr) {
-      std::size_t cub_bytes = 0;
-      cub(nullptr, cub_bytes);
-      temp_bytes = std::max(temp_bytes, cub_bytes);
-    }
-    return false;
-  }
-  std::size_t bytes = temp_bytes;
-  if (verify == nullptr) {
-    ours(d_temp, bytes);
-    return false;
-  }
-  start = start_of(carry, stream);
-  verify->time_both(stream, [&] { ours(d_temp, bytes); }, [&] { cub(d_temp, bytes); });
-  return true;
-}
-
 }  // namespace
 
 stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
@@ -72,9 +48,8 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
     visit_op(spec.op, [&](auto op) {
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry,
                             std::int64_t n, cudaStream_t stream) {
-        std::optional<T> start;
-        const bool check = deterministic_step(
-            v, d_temp, temp_bytes, carry, start, stream,
+        const bool check = detail::verified_step(
+            v, d_temp, temp_bytes, stream,
             [&](void* t, std::size_t& b) {
               if (spec.inclusive) pipelines::deterministic_scan_chunk<false, decltype(op)>{op}(t, b, d_in, d_out, carry, n, stream);
               else pipelines::deterministic_scan_chunk<true, decltype(op)>{op}(t, b, d_in, d_out, carry, n, stream);
@@ -84,6 +59,7 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
                    stream);
             });
         if (!check) return;
+        const std::optional<T> start = start_of(carry, stream);  // ours left it as it was
         const auto items = detail::fetch(d_in, n, sizeof(T), stream);
         const auto got = detail::fetch(d_out, n, sizeof(T), stream);
         std::vector<T> want(static_cast<std::size_t>(n));
@@ -113,15 +89,15 @@ stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipeli
     visit_op(op_id, [&](auto op) {
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, carried<T> carry, std::int64_t n,
                             cudaStream_t stream) {
-        std::optional<T> start;
-        const bool check = deterministic_step(
-            v, d_temp, temp_bytes, carry, start, stream,
+        const bool check = detail::verified_step(
+            v, d_temp, temp_bytes, stream,
             [&](void* t, std::size_t& b) { pipelines::deterministic_reduce_chunk<decltype(op)>{op}(t, b, d_in, carry, n, stream); },
             [&](void* t, std::size_t& b) {
               reduce(implementation::cub, type, op_id, t, b, d_in, t == nullptr ? nullptr : verifier.cub_output(sizeof(T)),
                      n, stream);
             });
         if (!check) return;
+        const std::optional<T> start = start_of(carry, stream);  // ours left it as it was
         const auto items = detail::fetch(d_in, n, sizeof(T), stream);
         const auto got = detail::fetch(carry.d_total, 1, sizeof(T), stream);
         const T want = *cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), static_cast<T*>(nullptr), n, op,

@@ -14,28 +14,20 @@
 namespace lookback::typed {
 namespace {
 
-/// Runs `call(impl, d_temp, bytes, d_out)` as a chunk step: the query answers the larger of both
-/// implementations' temporary sizes when verifying; a real call runs ours, and with a verifier CUB's
-/// too into its scratch, timed, and hands both outputs to `compare`.
+/// Runs `call(impl, d_temp, bytes, d_out)` as a chunk step (detail::verified_step); with a verifier
+/// CUB's output goes to its scratch and both outputs are handed to `compare`.
 template <class Call, class Compare>
 void typed_step(detail::verifier* verify, void* d_temp, std::size_t& temp_bytes, void* d_out, std::size_t cub_bytes,
                 cudaStream_t stream, Call&& call, Compare&& compare) {
-  if (d_temp == nullptr) {
-    call(implementation::lookback, nullptr, temp_bytes, nullptr);
-    if (verify != nullptr) {
-      std::size_t cub_temp = 0;
-      call(implementation::cub, nullptr, cub_temp, nullptr);
-      temp_bytes = std::max(temp_bytes, cub_temp);
-    }
-    return;
-  }
-  std::size_t bytes = temp_bytes;
-  if (verify == nullptr) return call(implementation::lookback, d_temp, bytes, d_out);
-  void* d_cub = verify->cub_output(cub_bytes);
-  verify->time_both(
-      stream, [&] { call(implementation::lookback, d_temp, bytes, d_out); },
-      [&] { call(implementation::cub, d_temp, bytes, d_cub); });
-  compare(d_cub);
+  void* d_cub = nullptr;
+  const bool check = detail::verified_step(
+      verify, d_temp, temp_bytes, stream,
+      [&](void* t, std::size_t& b) { call(implementation::lookback, t, b, t == nullptr ? nullptr : d_out); },
+      [&](void* t, std::size_t& b) {
+        if (t != nullptr) d_cub = verify->cub_output(cub_bytes);
+        call(implementation::cub, t, b, d_cub);
+      });
+  if (check) compare(d_cub);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/stream.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -54,6 +55,29 @@ struct verifier {
     next_first += chunk_items;
   }
 };
+
+/// A chunk step with --verify: a query (null d_temp) answers the larger of ours' and CUB's temporary
+/// sizes; a real call runs ours and, with a verifier, times it beside CUB's. `ours` and `cub` take
+/// (void* d_temp, std::size_t& bytes). Returns whether the chunk's outputs are due for comparison.
+template <class Ours, class Cub>
+bool verified_step(verifier* verify, void* d_temp, std::size_t& temp_bytes, cudaStream_t stream, Ours&& ours, Cub&& cub) {
+  if (d_temp == nullptr) {
+    ours(nullptr, temp_bytes);
+    if (verify != nullptr) {
+      std::size_t cub_bytes = 0;
+      cub(nullptr, cub_bytes);
+      temp_bytes = std::max(temp_bytes, cub_bytes);
+    }
+    return false;
+  }
+  std::size_t bytes = temp_bytes;
+  if (verify == nullptr) {
+    ours(d_temp, bytes);
+    return false;
+  }
+  verify->time_both(stream, [&] { ours(d_temp, bytes); }, [&] { cub(d_temp, bytes); });
+  return true;
+}
 
 /// The options of a verified run: CUB's output beside ours in device memory (`cub_bytes_per_item`
 /// more a slot's item, counted once per slot though one buffer serves them all) and the host copies

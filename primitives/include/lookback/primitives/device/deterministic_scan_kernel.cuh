@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   struct storage {
     typename io::storage io;
     part warp_totals[warps];
-    part local_before[Policy::granules_per_tile];  // the window's granules before each of the tile's, folded
+    part local_before[Policy::granules_per_tile + 1];  // [j]: the window's granules before the tile's j-th, folded
     part window_aggregate;                           // set by a tile that closes its window
     part window_prefix;
     T fold[2][warp::warp_size];  // the two look-back warps' folds
@@ -103,12 +103,13 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
                        aggregate.value);
     part local = tile::ordered_exclusive_prefix<0, T>(granules, first, window * window_granules, op,
                                                       [] { return part{T{}, false}; }, s.fold[0]);
+    if (lane == 0) s.local_before[0] = local;
 #pragma unroll
     for (int j = 0; j < Policy::granules_per_tile; ++j) {
       const part a = warp::shfl(aggregate, j);
       if (!a.has) break;  // past the end of the array
-      if (lane == 0) s.local_before[j] = local;
       local = thread::then(local, a.value, op);
+      if (lane == 0) s.local_before[j + 1] = local;
       if (lane == 0 && (first + j) % window_granules != 0)
         granules.publish(first + j, tile::status::inclusive_prefix, local.value);
     }
@@ -133,10 +134,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
     if (d_total != nullptr && last_granule >= first && last_granule < first + Policy::granules_per_tile) {
       // The window's prefix, then the window's granules up to the last folded on their own: the
       // prefix the next window would get, so that chunks at window multiples carry one scan's bits.
-      const int j = static_cast<int>(last_granule - first);
-      part aggregate{T{}, false};
-      for (int w = 0; w < granule_warps; ++w) aggregate = combine{op}(aggregate, s.warp_totals[j * granule_warps + w]);
-      *d_total = combine{op}(s.window_prefix, combine{op}(s.local_before[j], aggregate)).value;
+      *d_total = combine{op}(s.window_prefix, s.local_before[last_granule - first + 1]).value;
     }
   }
   if (!store) return;

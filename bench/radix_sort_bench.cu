@@ -1,6 +1,7 @@
 // Radix sort of keys over all their bits: lookback beside cub::DeviceRadixSort, thrust::sort (or
 // sort_by_key) and a device memcpy of the keys (and values), for uint32 keys, uint32/uint32 pairs and
-// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at).
+// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at); uint32 keys
+// descending and over bits [8, 24) beside CUB's at 2^24 and 2^28.
 #include "support/bench_support.cuh"
 
 #include <lookback/algorithms/radix_sort.cuh>
@@ -15,8 +16,15 @@ namespace {
 enum class impl { lookback, cub, thrust };
 const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
 
+/// Which keys' bits are sorted, and in which direction: the full width ascending unless told.
+struct sort_bits {
+  bool descending = false;
+  int begin_bit = 0;
+  int end_bit = 0;  // 0: the key's width
+};
+
 template <class Key, class Value>
-void register_case(const char* op, impl which, std::int64_t n) {
+void register_case(const char* op, impl which, std::int64_t n, sort_bits bits = {}) {
   constexpr bool pairs = !std::is_same_v<Value, void>;
   using value_t = std::conditional_t<pairs, Value, std::uint32_t>;
   const io::dtype type = sizeof(Key) == 4 ? io::dtype::uint32 : io::dtype::uint64;
@@ -44,22 +52,27 @@ void register_case(const char* op, impl which, std::int64_t n) {
       });
       return;
     }
+    const int begin = bits.begin_bit;
+    const int end = bits.end_bit != 0 ? bits.end_bit : 8 * static_cast<int>(sizeof(Key));
     auto call = [&](void* d_temp, std::size_t& temp_bytes) {
       if (which == impl::lookback) {
         if constexpr (pairs)
-          radix_sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, 0,
-                           8 * static_cast<int>(sizeof(Key)), stream());
+          radix_sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin, end,
+                           stream());
+        else if (bits.descending)
+          radix_sort_keys_descending(d_temp, temp_bytes, d_keys_in, d_keys_out, n, begin, end, stream());
         else
-          radix_sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, n, 0, 8 * static_cast<int>(sizeof(Key)), stream());
+          radix_sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, n, begin, end, stream());
       } else {
         if constexpr (pairs)
           LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
-                                                            d_values_out, static_cast<int>(n), 0,
-                                                            8 * static_cast<int>(sizeof(Key)), stream()));
+                                                            d_values_out, static_cast<int>(n), begin, end, stream()));
+        else if (bits.descending)
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeysDescending(d_temp, temp_bytes, d_keys_in, d_keys_out,
+                                                                     static_cast<int>(n), begin, end, stream()));
         else
           LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_keys_in, d_keys_out,
-                                                           static_cast<int>(n), 0, 8 * static_cast<int>(sizeof(Key)),
-                                                           stream()));
+                                                           static_cast<int>(n), begin, end, stream()));
       }
     };
     std::size_t temp_bytes = 0;
@@ -81,6 +94,12 @@ const bool registered = [] {
   register_op<std::uint32_t, void>("sort_keys", std::int64_t{1} << 28);
   register_op<std::uint32_t, std::uint32_t>("sort_pairs", std::int64_t{1} << 28);
   register_op<std::uint64_t, void>("sort_keys", std::int64_t{1} << 27);
+  // Descending and a 16-bit range (two passes) beside the ascending full-width rows above.
+  for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28})
+    for (const impl which : {impl::lookback, impl::cub}) {
+      register_case<std::uint32_t, void>("sort_keys_descending", which, n, {true, 0, 32});
+      register_case<std::uint32_t, void>("sort_keys_bits_8_24", which, n, {false, 8, 24});
+    }
   return true;
 }();
 

@@ -213,16 +213,36 @@ std::string describe(const char* what, keys_shape s, std::int64_t n, bool descen
          std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
 
+/// Around the small passes' tiles, around the size where the sort changes to the large passes, and
+/// around a whole number of large tiles past it; the last three are `large_boundaries`.
+template <class Key, class Value>
+std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>* large_boundaries = nullptr) {
+  using p = policy::radix_sort<Key, Value>;
+  auto sizes = sizes_around(p::small_onesweep::tile_items);
+  const std::int64_t large_tile = p::onesweep::tile_items;
+  const std::int64_t whole_large_tiles = (p::small_max_items / large_tile + 1) * large_tile;
+  for (const std::int64_t n : {p::small_max_items, p::small_max_items + 1, whole_large_tiles - 1, whole_large_tiles,
+                               whole_large_tiles + 1}) {
+    if (n > max_test_size()) continue;
+    sizes.push_back(n);
+    if (large_boundaries != nullptr && n > p::small_max_items) large_boundaries->push_back(n);
+  }
+  return sizes;
+}
+
 TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
   using Key = TypeParam;
-  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::onesweep::tile_items;
+  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::small_onesweep::tile_items;
   constexpr int bits = 8 * sizeof(Key);
-  for (const std::int64_t n : sizes_around(tile))
+  std::vector<std::int64_t> large_boundaries;
+  for (const std::int64_t n : policy_sizes<Key, radix::no_value>(&large_boundaries))
     for (const keys_shape s : all_shapes) {
-      // The largest sizes uniform and ascending only: the other paths are the same at every size.
-      if (n > 4 * tile && s != keys_shape::uniform) continue;
+      // The largest sizes uniform and ascending only, but the large passes' first tile boundaries in
+      // every shape: the other paths are the same at every size of one kind of pass.
+      const bool boundary = std::count(large_boundaries.begin(), large_boundaries.end(), n) > 0;
+      if (n > 4 * tile && !boundary && s != keys_shape::uniform) continue;
       for (const bool descending : {false, true}) {
-        if (n > 4 * tile && descending) continue;
+        if (n > 4 * tile && !boundary && descending) continue;
         auto rng = make_rng(static_cast<std::uint64_t>(n) * 31 + static_cast<int>(s) * 7 + descending);
         check_sort<Key, std::uint32_t, false>(make_keys<Key>(s, n, rng), descending, 0, bits,
                                              describe<Key>("keys", s, n, descending, 0, bits));
@@ -234,9 +254,12 @@ TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
 template <class Key, class Value>
 void check_pairs_are_stable(const char* what) {
   // Pairs take their own tiles (policy::radix_sort), so their boundaries are the ones that matter.
-  const std::int64_t tile = policy::radix_sort<Key, Value>::onesweep::tile_items;
+  using p = policy::radix_sort<Key, Value>;
+  const std::int64_t tile = p::small_onesweep::tile_items;
+  const std::int64_t large_tile = p::onesweep::tile_items;
+  const std::int64_t past_small = (p::small_max_items / large_tile + 1) * large_tile + 1;
   constexpr int bits = 8 * sizeof(Key);
-  for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}})
+  for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}, past_small})
     for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})
       for (const bool descending : {false, true}) {
         if (n > max_test_size()) continue;
@@ -277,10 +300,12 @@ TYPED_TEST(radix_sort_matrix, bit_ranges) {
 class radix_sort_api : public gpu_test {};
 
 TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skipped) {
-  // Keys below 2^8 skip three of four passes: an odd number run, so the device copies the result to
-  // where the host said it would be.
+  // Keys below 2^8 skip three of four passes: an odd number run, so a skipped pass copies the result
+  // to where the host said it would be. Keys all 0 skip every pass: over 32 bits the result is where it
+  // started; over 24 bits (three passes) the host names the other buffer, so a pass copies.
   const cuda_stream stream;
-  for (const std::uint32_t limit : {256u, 65536u, 0u}) {
+  for (const auto& [limit, end_bit] : {std::pair{256u, 32}, std::pair{65536u, 32}, std::pair{0u, 32},
+                                       std::pair{1u, 32}, std::pair{1u, 24}, std::pair{256u, 24}}) {
     const std::int64_t n = std::min<std::int64_t>(max_test_size(), 20011);
     auto rng = make_rng(limit + 1);
     std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
@@ -296,15 +321,16 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
     double_buffer<std::uint32_t> kb(d_keys.data(), d_keys_alt.data());
     double_buffer<std::uint32_t> vb(d_values.data(), d_values_alt.data());
     std::size_t bytes = 0;
-    radix_sort_pairs(nullptr, bytes, kb, vb, n, 0, 32, stream.get());
+    radix_sort_pairs(nullptr, bytes, kb, vb, n, 0, end_bit, stream.get());
     device_buffer<std::byte> d_temp(bytes, stream);
-    radix_sort_pairs(d_temp.data(), bytes, kb, vb, n, 0, 32, stream.get());
+    radix_sort_pairs(d_temp.data(), bytes, kb, vb, n, 0, end_bit, stream.get());
+    EXPECT_EQ(kb.selector, end_bit == 24 ? 1 : 0) << "limit " << limit << ", bits " << end_bit;
     const auto got_keys = to_host(kb.current(), keys.size(), stream.get());
     const auto got_values = to_host(vb.current(), keys.size(), stream.get());
-    const auto order = stable_order(keys, false, 0, 32);
+    const auto order = stable_order(keys, false, 0, end_bit);
     for (std::size_t i = 0; i < order.size(); ++i) {
-      ASSERT_EQ(got_keys[i], keys[order[i]]) << "limit " << limit << ", key " << i;
-      ASSERT_EQ(got_values[i], order[i]) << "limit " << limit << ", value " << i;
+      ASSERT_EQ(got_keys[i], keys[order[i]]) << "limit " << limit << ", bits " << end_bit << ", key " << i;
+      ASSERT_EQ(got_values[i], order[i]) << "limit " << limit << ", bits " << end_bit << ", value " << i;
     }
   }
 }

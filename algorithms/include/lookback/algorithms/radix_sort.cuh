@@ -16,6 +16,7 @@
 #include <lookback/algorithms/radix_sort/onesweep_kernel.cuh>
 #include <lookback/algorithms/radix_sort/pass_plan.cuh>
 #include <lookback/algorithms/radix_sort/radix_sort_policy.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
@@ -58,77 +59,71 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
                                 " bits");
 }
 
-/// Sorts with an explicit policy; `buffers` as in pass_plan.cuh. With spare_in_temp (the
-/// separate-buffer form) the temporary storage's last parts are the spare buffers of n keys and values.
-template <class Policy, class Key, class Value, bool Descending>
-void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
-                      std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
+/// Sorts with an explicit histogram and pass policy; `buffers` as in pass_plan.cuh. With
+/// spare_in_temp (the separate-buffer form) the temporary storage's last parts are the spare buffers of
+/// n keys and values. One memset, the histogram (which plans the passes in its last block) and one
+/// kernel a pass, each pass launched dependent on the kernel before it: nothing else is launched.
+template <class HistogramPolicy, class PassPolicy, class Key, class Value, bool Descending>
+void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers, std::int64_t n,
+                      int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
   static_assert(sortable_key<Key>, "keys: uint8, uint16, uint32, int32, float, uint64, int64 or double");
   constexpr bool has_values = !std::is_same_v<Value, no_value>;
   static_assert(!has_values || sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
-  using onesweep = typename Policy::onesweep;
   using status_array = tile::status_array<unsigned>;
   check_arguments<Key>(n, begin_bit, end_bit);
   const int passes = pass_count(begin_bit, end_bit);
-  const std::int64_t tiles = std::max<std::int64_t>(1, (n + onesweep::tile_items - 1) / onesweep::tile_items);
+  const std::int64_t tiles = std::max<std::int64_t>(1, (n + PassPolicy::tile_items - 1) / PassPolicy::tile_items);
   const std::size_t spare = spare_in_temp ? static_cast<std::size_t>(n) : 0;
-  // Digit counts and bases of every pass, then each pass's tile counter: zeroed together.
-  constexpr std::size_t counter_bytes = sizeof(unsigned) * (max_passes * radix_digits * 2 + max_passes);
-  const lookback::detail::temp_layout layout{
-      counter_bytes,
-      sizeof(pass_plan), status_array::bytes_for(tiles * radix_digits), spare * sizeof(Key),
-      has_values ? spare * sizeof(Value) : 0};
+  // The counters and the tiles' descriptors first, next to each other, so that one memset zeroes both.
+  const lookback::detail::temp_layout layout{sizeof(sort_counters), status_array::bytes_for(tiles * radix_digits),
+                                             sizeof(pass_plan), spare * sizeof(Key),
+                                             has_values ? spare * sizeof(Value) : 0};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::radix_sort")) return;
   if (spare_in_temp) {
     buffers.keys_other = layout.part(d_temp_storage, 3);
     if (has_values) buffers.values_other = layout.part(d_temp_storage, 4);
   }
-
-  auto* d_counts = layout.part<unsigned>(d_temp_storage, 0);
-  unsigned* d_bases = d_counts + max_passes * radix_digits;
-  unsigned* d_tile_counters = d_bases + max_passes * radix_digits;
-  auto* d_plan = layout.part<pass_plan>(d_temp_storage, 1);
-  void* d_status = layout.part(d_temp_storage, 2);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counts, 0, counter_bytes, stream));
+  auto* d_counters = layout.part<sort_counters>(d_temp_storage, 0);
+  void* d_status = layout.part(d_temp_storage, 1);
+  auto* d_plan = layout.part<pass_plan>(d_temp_storage, 2);
+  // Descriptors start "not ready" for every pass: zeroed once, then each pass publishes under its own
+  // epoch (a reset a pass cost 25 us each at 2^28 keys on an H100).
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counters, 0, layout.part<char>(d_temp_storage, 2) - layout.part<char>(d_temp_storage, 0),
+                                    stream));
 
   const auto* d_keys_in = static_cast<const Key*>(buffers.keys_in);
-  if (n > 0) {
-    using histogram_policy = typename Policy::histogram;
-    const auto histogram = digit_histogram_kernel<histogram_policy, Key, Descending>;
-    const std::int64_t per_block = std::int64_t{histogram_policy::threads} * histogram_policy::vectors_in_flight *
-                                   thread::vector16<Key>::size;
-    const int blocks = static_cast<int>(std::min<std::int64_t>(
-        (n + per_block - 1) / per_block, lookback::detail::resident_blocks(histogram, histogram_policy::threads)));
-    histogram<<<blocks, histogram_policy::threads, 0, stream>>>(d_keys_in, n, thread::aligned16(d_keys_in), begin_bit,
-                                                                 end_bit, passes, d_counts);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
-  }
-  plan_passes_kernel<<<1, radix_digits, 0, stream>>>(d_counts, n, passes, buffers, d_bases, d_plan);
+  const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
+  const std::int64_t per_block =
+      std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>(
+      (n + per_block - 1) / per_block, 1, lookback::detail::resident_blocks(histogram, HistogramPolicy::threads)));
+  histogram<<<blocks, HistogramPolicy::threads, 0, stream>>>(d_keys_in, n, thread::aligned16(d_keys_in), begin_bit,
+                                                              end_bit, passes, d_counters, buffers, d_plan);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
+  if (n == 0) return;
 
-  // Descriptors start "not ready" for every pass: zeroed once, then each pass publishes under its
-  // own epoch (a reset a pass cost 25 us each at 2^28 keys on an H100).
-  if (n > 0) LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_status, 0, status_array::bytes_for(tiles * radix_digits), stream));
-  const auto onesweep_pass = onesweep_kernel<onesweep, Key, Value, Descending, status_array>;
-  constexpr int shared_bytes = sizeof(onesweep_storage<onesweep, Key, Value>);
+  const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
+  constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);
   // Asked only for its side effect, cached per kernel and device: the limit raised past 48 KiB.
-  if (n > 0) lookback::detail::resident_blocks(onesweep_pass, onesweep::threads, shared_bytes);
-  for (int p = 0; p < passes && n > 0; ++p) {
+  lookback::detail::resident_blocks(onesweep_pass, PassPolicy::threads, shared_bytes);
+  for (int p = 0; p < passes; ++p) {
     const status_array status(d_status, tiles * radix_digits, static_cast<unsigned>(p));
-    onesweep_pass<<<static_cast<unsigned>(tiles), onesweep::threads, shared_bytes, stream>>>(
-        d_plan, p, n, pass_shift(p, begin_bit), pass_width(p, begin_bit, end_bit), d_bases + p * radix_digits, status,
-        d_tile_counters + p);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
+    lookback::detail::launch_dependent(onesweep_pass, dim3(static_cast<unsigned>(tiles)), dim3(PassPolicy::threads),
+                                       shared_bytes, stream, d_plan, p, n, pass_shift(p, begin_bit),
+                                       pass_width(p, begin_bit, end_bit), d_counters, status);
   }
-  const int copy_blocks = static_cast<int>(std::min<std::int64_t>((n + 255) / 256, 4096));
-  if (copy_blocks > 0) {
-    plan_copy_kernel<Key><<<copy_blocks, 256, 0, stream>>>(d_plan, false, n);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
-    if constexpr (has_values) {
-      plan_copy_kernel<Value><<<copy_blocks, 256, 0, stream>>>(d_plan, true, n);
-      LOOKBACK_CUDA_TRY(cudaGetLastError());
-    }
-  }
+}
+
+/// Sorts with the policy's small or large passes, chosen by n.
+template <class Policy, class Key, class Value, bool Descending>
+void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
+                      std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
+  if (n <= Policy::small_max_items)
+    sort_with_passes<typename Policy::small_histogram, typename Policy::small_onesweep, Key, Value, Descending>(
+        d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream);
+  else
+    sort_with_passes<typename Policy::histogram, typename Policy::onesweep, Key, Value, Descending>(
+        d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream);
 }
 
 template <bool Descending, class Key, class Value>
@@ -144,7 +139,7 @@ template <bool Descending, class Key, class Value>
 void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_buffer<Key>& keys,
                  double_buffer<Value>* values, std::int64_t n, int begin_bit, int end_bit, cudaStream_t stream) {
   // The host knows how many passes there are but not which the device skips: the result goes where
-  // running them all would leave it, with a last copy on the device when skipping left it elsewhere.
+  // running them all would leave it, a skipped pass copying instead when skipping left it elsewhere.
   const int flip = pass_count(begin_bit, end_bit) % 2;
   const sort_buffers buffers{keys.current(),
                              keys.buffers[keys.selector ^ flip],

@@ -12,6 +12,7 @@
 #include <lookback/algorithms/radix_sort/pass_plan.cuh>
 #include <lookback/algorithms/radix_sort/warp_rank.cuh>
 #include <lookback/primitives/block/block_scan.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/thread/packed_fields.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
@@ -66,8 +67,8 @@ struct onesweep_storage {
 
 template <class Policy, class Key, class Value, bool Descending, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
-    onesweep_kernel(const pass_plan* d_plan, int pass, std::int64_t n, int shift, int width, const unsigned* d_bases,
-                    StatusArray tiles, unsigned* d_tile_counter) {
+    onesweep_kernel(const pass_plan* d_plan, int pass, std::int64_t n, int shift, int width, sort_counters* d_counters,
+                    StatusArray tiles) {
   constexpr int threads = Policy::threads;
   constexpr int items_per_thread = Policy::items_per_thread;
   constexpr int tile_items = Policy::tile_items;
@@ -78,11 +79,19 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   storage& s = *reinterpret_cast<storage*>(shared_bytes);
 
-  if (d_plan->skip[pass]) return;
+  lookback::detail::allow_dependent_launch();
+  lookback::detail::wait_for_prior_grid();
+  const int kind = d_plan->kind[pass];
+  if (kind == pass_skip) return;
+  if (kind == pass_copy) {
+    const std::int64_t tile = blockIdx.x;
+    copy_tile<Key, Value>(*d_plan, pass, tile * tile_items, tile::items_in_tile(tile, tile_items, n));
+    return;
+  }
   const auto* d_keys_in = static_cast<const Key*>(d_plan->key_src[pass]);
   auto* d_keys_out = static_cast<bits*>(d_plan->key_dst[pass]);
 
-  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
+  const std::int64_t tile = tile::acquire_tile(d_counters->tile_counters + pass, s.tile_id);
   const std::int64_t base = tile * tile_items;
   const int valid = tile::items_in_tile(tile, tile_items, n);
   const bool full = valid == tile_items;
@@ -122,7 +131,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // The look-back's waits overlap other warps' ranking.
   if (d < radix_digits) {
     const unsigned before = digit_exclusive_count<Policy::initial_delay_ns>(tiles, tile, d, radix_digits, count);
-    s.digit_out[d] = d_bases[d] + before - start;
+    s.digit_out[d] = d_counters->bases[pass * radix_digits + d] + before - start;
   }
   __syncthreads();
 

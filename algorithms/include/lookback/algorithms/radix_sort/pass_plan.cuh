@@ -1,15 +1,18 @@
 #pragma once
-// The up-front work of a sort: one read of the keys counts the digits of every pass at once; then one
-// block turns the counts into each digit's first output position per pass, marks the passes whose
-// digit is the same in every key (nothing to reorder), and decides on the device which buffer each
-// remaining pass reads and writes. So skipping needs no host round trip, and a whole sort can be
-// captured in a CUDA graph.
+// The up-front work of a sort: one read of the keys counts the digits of every pass at once; then the
+// histogram's last block turns the counts into each digit's first output position per pass, marks the
+// passes whose digit is the same in every key (nothing to reorder), and decides on the device which
+// buffer each remaining pass reads and writes. So skipping needs no host round trip, and a whole sort
+// can be captured in a CUDA graph.
 #include <lookback/algorithms/histogram/sample_visit.cuh>
 #include <lookback/algorithms/radix_sort/key_bits.cuh>
-#include <lookback/primitives/block/block_scan.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/warp/shuffle.cuh>
+#include <lookback/primitives/warp/warp_scan.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::radix {
 
@@ -28,29 +31,116 @@ struct sort_buffers {
   bool double_buffer;
 };
 
+/// What a pass does: reorders by its digit, does nothing (every key has the same digit), or copies its
+/// source to its destination, which stands in for a skipped pass when skipping would leave the result in
+/// the wrong buffer: so no sort needs a copy kernel after its passes.
+enum pass_kind : int { pass_run = 0, pass_skip = 1, pass_copy = 2 };
+
 struct pass_plan {
-  int skip[max_passes];
+  int kind[max_passes];
   const void* key_src[max_passes];
   void* key_dst[max_passes];
   const void* value_src[max_passes];
   void* value_dst[max_passes];
-  // A last copy when the passes left the result elsewhere (null when they did not).
-  const void* key_copy_src;
-  void* key_copy_dst;
-  const void* value_copy_src;
-  void* value_copy_dst;
 };
 
-/// Digit counts of every pass: d_counts[pass * 256 + digit], zeroed by the caller. The passes are
-/// unrolled up to the key's width, so each sample's counts go out as a run of shared atomics with their
-/// shifts and masks in registers (a loop over a run-time pass count measured 745 us on an H100 for
-/// 2^28 uint32 keys, against CUB's 559 us).
+/// Counters the sort zeroes before the histogram: each pass's digit counts and bases, each pass's tile
+/// counter, and the histogram's count of finished blocks.
+struct sort_counters {
+  unsigned counts[max_passes * radix_digits];
+  unsigned bases[max_passes * radix_digits];
+  unsigned tile_counters[max_passes];
+  unsigned histogram_blocks_done;
+};
+
+/// By one thread, once the skipped passes are known: which buffer each pass reads and writes.
+__device__ inline void route_passes(const int (&skip)[max_passes], int passes, const sort_buffers& buffers,
+                                    pass_plan* d_plan) {
+  int remaining = 0;
+  int first_skipped = -1;
+  for (int p = 0; p < passes; ++p) {
+    remaining += skip[p] ? 0 : 1;
+    if (skip[p] && first_skipped < 0) first_skipped = p;
+  }
+  // Separate buffers need a pass that writes the target; double buffers need the result where the
+  // caller will look (the target is `in` after an even number of passes, `other` after an odd one).
+  const bool target_is_in = buffers.keys_target == buffers.keys_in;
+  const bool copy = buffers.double_buffer ? (remaining % 2 == 0) != target_is_in : remaining == 0;
+  const int copy_pass = copy ? first_skipped : -1;
+  const int moves = remaining + (copy ? 1 : 0);
+  const void* key_src = buffers.keys_in;
+  const void* value_src = buffers.values_in;
+  auto* in_keys = const_cast<void*>(buffers.keys_in);  // writable in double-buffer mode only
+  auto* in_values = const_cast<void*>(buffers.values_in);
+  int j = 0;
+  for (int p = 0; p < max_passes; ++p) {
+    const bool moves_data = p < passes && (!skip[p] || p == copy_pass);
+    d_plan->kind[p] = !moves_data ? pass_skip : skip[p] ? pass_copy : pass_run;
+    if (!moves_data) continue;
+    // Separate buffers: the last move writes the target, so they alternate back from it. Double
+    // buffers: the first move writes the other buffer, then they alternate.
+    const bool to_other = buffers.double_buffer ? j % 2 == 0 : (moves - 1 - j) % 2 == 1;
+    void* key_dst = to_other ? buffers.keys_other : (buffers.double_buffer ? in_keys : buffers.keys_target);
+    void* value_dst = to_other ? buffers.values_other : (buffers.double_buffer ? in_values : buffers.values_target);
+    d_plan->key_src[p] = key_src;
+    d_plan->key_dst[p] = key_dst;
+    d_plan->value_src[p] = value_src;
+    d_plan->value_dst[p] = value_dst;
+    key_src = key_dst;
+    value_src = value_dst;
+    ++j;
+  }
+}
+
+/// By a block of radix_digits threads, after every digit count is in: c.bases[pass * 256 + digit] =
+/// the digit's first output position in that pass, the passes whose digit is the same in every key
+/// marked skipped, and the plan. All passes are scanned at once, warp by warp, with one barrier (a
+/// block of its own scanning them one after another took 6.4 us on an H100, as long as the histogram).
+__device__ inline void plan_passes(sort_counters& c, std::int64_t n, int passes, const sort_buffers& buffers,
+                                   pass_plan* d_plan) {
+  constexpr int warps = radix_digits / warp::warp_size;
+  __shared__ unsigned warp_totals[max_passes][warps];
+  __shared__ int skip[max_passes];
+  const int digit = static_cast<int>(threadIdx.x);
+  const int lane = warp::lane_id();
+  const int w = digit / warp::warp_size;
+  if (digit < max_passes) skip[digit] = 0;
+  unsigned count[max_passes];
+#pragma unroll
+  for (int p = 0; p < max_passes; ++p) count[p] = p < passes ? __ldcg(c.counts + p * radix_digits + digit) : 0u;
+  __syncthreads();  // skip[] cleared
+  unsigned inclusive[max_passes];
+#pragma unroll
+  for (int p = 0; p < max_passes; ++p) {
+    if (p < passes && static_cast<std::int64_t>(count[p]) == n) skip[p] = 1;
+    inclusive[p] = warp::inclusive_scan(count[p], sum{});
+    if (lane == warp::warp_size - 1) warp_totals[p][w] = inclusive[p];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int p = 0; p < max_passes; ++p) {
+    if (p >= passes) continue;
+    unsigned before = inclusive[p] - count[p];
+    for (int v = 0; v < w; ++v) before += warp_totals[p][v];
+    c.bases[p * radix_digits + digit] = before;
+  }
+  if (digit == 0) route_passes(skip, passes, buffers, d_plan);
+}
+
+/// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the caller; the last block
+/// to finish then plans the passes (plan_passes), so the sort launches no kernel between the histogram
+/// and its first pass. The passes are unrolled up to the key's width, so each sample's counts go out
+/// as a run of shared atomics with their shifts and masks in registers (a loop over a run-time pass
+/// count measured 745 us on an H100 for 2^28 uint32 keys, against CUB's 559 us).
 template <class Policy, class Key, bool Descending>
 __global__ void __launch_bounds__(Policy::threads)
     digit_histogram_kernel(const Key* d_keys, std::int64_t n, bool aligned, int begin_bit, int end_bit, int passes,
-                           unsigned* d_counts) {
+                           sort_counters* d_counters, sort_buffers buffers, pass_plan* d_plan) {
+  static_assert(Policy::threads == radix_digits, "a thread per digit plans the passes");
+  lookback::detail::allow_dependent_launch();
   constexpr int key_passes = static_cast<int>(sizeof(Key));  // 8-bit digits
   __shared__ unsigned counts[key_passes][radix_digits];
+  __shared__ bool last_block;
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads) (&counts[0][0])[i] = 0;
   unsigned mask[key_passes];
 #pragma unroll
@@ -64,72 +154,32 @@ __global__ void __launch_bounds__(Policy::threads)
       if (p < passes) atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
   });
   __syncthreads();
+  sort_counters& c = *d_counters;
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)
-    if ((&counts[0][0])[i] != 0) atomicAdd(d_counts + i, (&counts[0][0])[i]);
-}
-
-/// One block of 256 threads, a thread per digit: d_bases[pass * 256 + digit] = the digit's first
-/// output position in that pass, and the plan. (A template, as every kernel in these headers is, so
-/// that translation units including it share one definition.)
-template <class Count>
-__global__ void __launch_bounds__(radix_digits)
-    plan_passes_kernel(const Count* d_counts, std::int64_t n, int passes, sort_buffers buffers, Count* d_bases,
-                       pass_plan* d_plan) {
-  using block_scan = block::scan<Count, radix_digits>;
-  __shared__ typename block_scan::storage scan_storage;
-  __shared__ int skip[max_passes];
-  const int digit = threadIdx.x;
-  for (int p = 0; p < passes; ++p) {
-    const Count count = d_counts[p * radix_digits + digit];
-    Count total;
-    d_bases[p * radix_digits + digit] = block_scan::exclusive(count, sum{}, Count{0}, total, scan_storage);
-    const int all_in_one = __syncthreads_or(static_cast<std::int64_t>(count) == n);
-    if (digit == 0) skip[p] = all_in_one;
-  }
+    if ((&counts[0][0])[i] != 0) atomicAdd(c.counts + i, (&counts[0][0])[i]);
+  // The last block to finish sees every block's counts: each publishes its own before counting itself
+  // done.
+  __threadfence();
   __syncthreads();
-  if (digit != 0) return;
-
-  int remaining = 0;
-  for (int p = 0; p < passes; ++p) remaining += skip[p] ? 0 : 1;
-  const void* key_src = buffers.keys_in;
-  const void* value_src = buffers.values_in;
-  auto* in_keys = const_cast<void*>(buffers.keys_in);  // writable in double-buffer mode only
-  auto* in_values = const_cast<void*>(buffers.values_in);
-  int j = 0;
-  for (int p = 0; p < max_passes; ++p) {
-    const bool run = p < passes && !skip[p];
-    d_plan->skip[p] = run ? 0 : 1;
-    if (!run) continue;
-    // Separate buffers: the last pass writes the target, so they alternate back from it. Double
-    // buffers: the first pass writes the other buffer, then they alternate.
-    const bool to_other = buffers.double_buffer ? j % 2 == 0 : (remaining - 1 - j) % 2 == 1;
-    void* key_dst = to_other ? buffers.keys_other : (buffers.double_buffer ? in_keys : buffers.keys_target);
-    void* value_dst = to_other ? buffers.values_other : (buffers.double_buffer ? in_values : buffers.values_target);
-    d_plan->key_src[p] = key_src;
-    d_plan->key_dst[p] = key_dst;
-    d_plan->value_src[p] = value_src;
-    d_plan->value_dst[p] = value_dst;
-    key_src = key_dst;
-    value_src = value_dst;
-    ++j;
-  }
-  const bool copy = key_src != buffers.keys_target;
-  d_plan->key_copy_src = copy ? key_src : nullptr;
-  d_plan->key_copy_dst = copy ? buffers.keys_target : nullptr;
-  d_plan->value_copy_src = copy ? value_src : nullptr;
-  d_plan->value_copy_dst = copy ? buffers.values_target : nullptr;
+  if (threadIdx.x == 0) last_block = atomicAdd(&c.histogram_blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last_block) return;
+  __threadfence();
+  plan_passes(c, n, passes, buffers, d_plan);
 }
 
-/// The plan's last copy, when it has one.
-template <class T>
-__global__ void plan_copy_kernel(const pass_plan* d_plan, bool values, std::int64_t n) {
-  const void* src = values ? d_plan->value_copy_src : d_plan->key_copy_src;
-  void* dst = values ? d_plan->value_copy_dst : d_plan->key_copy_dst;
-  if (src == nullptr || dst == nullptr) return;
-  const T* s = static_cast<const T*>(src);
-  T* d = static_cast<T*>(dst);
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x)
-    d[i] = s[i];
+/// A copy pass: each block copies its tile's keys (and values) from the pass's source to its
+/// destination.
+template <class Key, class Value>
+__device__ __forceinline__ void copy_tile(const pass_plan& plan, int pass, std::int64_t base, int valid) {
+  const auto* key_src = static_cast<const Key*>(plan.key_src[pass]) + base;
+  auto* key_dst = static_cast<Key*>(plan.key_dst[pass]) + base;
+  for (int i = static_cast<int>(threadIdx.x); i < valid; i += static_cast<int>(blockDim.x)) key_dst[i] = key_src[i];
+  if constexpr (!std::is_empty_v<Value>) {
+    const auto* value_src = static_cast<const Value*>(plan.value_src[pass]) + base;
+    auto* value_dst = static_cast<Value*>(plan.value_dst[pass]) + base;
+    for (int i = static_cast<int>(threadIdx.x); i < valid; i += static_cast<int>(blockDim.x)) value_dst[i] = value_src[i];
+  }
 }
 
 }  // namespace lookback::radix

@@ -18,7 +18,21 @@
 //    16.66, 384 x 22 15.33, 512 x 16 15.27 (CUB 16.04); inline votes 15.43.
 //  - The up-front histogram of 2^28 uint32 keys: 745 us with a loop over a run-time pass count, 559 us
 //    CUB's; unrolled over the key's passes (pass_plan.cuh) the whole sort gained 0.14 ms.
+//  - Small sizes (bench/radix_sort_tuning_bench.cu). ncu at 2^16 uint32 keys showed 6 tiles a pass, a
+//    pass 13.5 us (CUB's 11.2), a separate planning kernel 6.4 us and a copy kernel 2.9 us. With the
+//    plan in the histogram's last block, copies done by a skipped pass, and each pass launched
+//    dependent on the kernel before it: keys 2^16 0.038-0.043 ms in 256 x 8 tiles, 0.041 in 384 x 16,
+//    0.057 in the large tiles (CUB 0.062-0.070); 2^18 384 x 16 0.049, large 0.060; 2^19 0.058 and
+//    0.066; 2^20 0.075 both (256 x 8 0.087). Pairs: 384 x 12 at 2^16 0.048 (large 0.071, CUB 0.073),
+//    2^20 0.089 (large 0.105, CUB 0.093), 2^22 0.218 (large 0.197).
+//  - 2^28 uint32 keys again, one run: 384 x 32 4.80 ms, 512 x 24 4.70 (2^24: 0.371 and 0.358 ms), 512 x
+//    20 4.95, 512 x 16 5.47; capped for more blocks an SM, 384 x 24 three blocks 5.01, 256 x 24 four
+//    5.55. ncu of a 384 x 32 pass: 37% occupancy (registers and shared memory both allow two blocks),
+//    ALU 61%, DRAM 52%, a warp issuing every 11 cycles: latency-bound. Pairs capped for three or four
+//    blocks: 11.3-11.8 ms against 8.57. Histogram trips of 2 or 8 vectors: 4.90 and 4.81 against 4.80.
+//    512 x 24 is not taken: its 66 KiB a block would no longer fit Turing's 64 KiB, for 2%.
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace lookback::policy {
@@ -43,11 +57,16 @@ struct onesweep_config {
   static constexpr bool inline_votes = InlineVotes;
 };
 
-/// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles.
+/// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
+/// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
 template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
   static constexpr bool wide = sizeof(Key) == 8 || (!keys_only && sizeof(Value) == 8);
+  static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 19 : 21);
+  using small_histogram = radix_histogram_config<256, 1>;
+  using small_onesweep =
+      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true>, onesweep_config<384, 12, 0, 2, false>>;
   using histogram = radix_histogram_config<256, 4>;
   using keys_pass = std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true>, onesweep_config<384, 32, 0, 2, true>>;
   using pairs_pass =

@@ -1,0 +1,72 @@
+// Radix sort pass policies side by side (tile shape, histogram trip), for choosing policy::radix_sort
+// and its small-size threshold. Not part of the main table; run with --benchmark_filter=sort_tune and
+// read beside sort_(keys|pairs)/cub at the same sizes.
+#include "support/bench_support.cuh"
+
+#include <lookback/algorithms/radix_sort.cuh>
+
+namespace lookback::bench {
+namespace {
+
+using policy::onesweep_config;
+using policy::radix_histogram_config;
+
+template <class Histogram, class Pass, class Value>
+void register_policy(const char* label, std::initializer_list<int> log_sizes = {16, 17, 18, 19, 20, 22, 24}) {
+  constexpr bool pairs = !std::is_same_v<Value, radix::no_value>;
+  for (const int log_n : log_sizes) {
+    const std::int64_t n = std::int64_t{1} << log_n;
+    const std::string op = pairs ? "sort_tune_pairs" : "sort_tune_keys";
+    register_gpu_benchmark(bench_name(op.c_str(), label, io::dtype::uint32, n), [=](benchmark::State& state) {
+      const void* d_keys = random_input(io::dtype::uint32, n, spread::all_bits);
+      const std::size_t bytes = static_cast<std::size_t>(n) * 4;
+      const radix::sort_buffers buffers{d_keys,
+                                        scratch(bytes, 0),
+                                        nullptr,
+                                        pairs ? random_input(io::dtype::uint32, n) : nullptr,
+                                        pairs ? scratch(bytes, 1) : nullptr,
+                                        nullptr,
+                                        false};
+      const auto run = [&](void* d_temp, std::size_t& temp_bytes) {
+        radix::detail::sort_with_passes<Histogram, Pass, std::uint32_t, Value, false>(d_temp, temp_bytes, buffers, n, 0,
+                                                                                       32, true, stream());
+      };
+      std::size_t temp_bytes = 0;
+      run(nullptr, temp_bytes);
+      void* d_temp = scratch(temp_bytes, 2);
+      time_gpu(state, 2.0 * static_cast<double>(bytes) * (pairs ? 2 : 1), n, [&] { run(d_temp, temp_bytes); });
+    });
+  }
+}
+
+const bool registered = [] {
+  using u32 = std::uint32_t;
+  using keys = radix::no_value;
+  using h1 = radix_histogram_config<256, 1>;
+  using h4 = radix_histogram_config<256, 4>;
+  register_policy<h4, policy::radix_sort<u32, keys>::onesweep, keys>("large", {16, 17, 18, 19, 20, 22, 24, 28});
+  // Occupancy: the large tiles' 80 registers and 62 KiB allow two blocks of 12 warps an SM (ncu: 37%
+  // occupancy, ALU 61%, DRAM 52%, 11 cycles a warp between issues).
+  register_policy<h4, onesweep_config<512, 16, 0, 2, true>, keys>("512x16", {24, 28});
+  register_policy<h4, onesweep_config<512, 20, 0, 2, true>, keys>("512x20", {24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, true>, keys>("512x24", {24, 28});
+  register_policy<h4, onesweep_config<256, 24, 0, 4, true>, keys>("256x24_4blocks", {24, 28});
+  register_policy<h4, onesweep_config<384, 24, 0, 3, true>, keys>("384x24_3blocks", {24, 28});
+  register_policy<radix_histogram_config<256, 2>, policy::radix_sort<u32, keys>::onesweep, keys>("large_h2", {28});
+  register_policy<radix_histogram_config<256, 8>, policy::radix_sort<u32, keys>::onesweep, keys>("large_h8", {28});
+  register_policy<h1, onesweep_config<256, 8, 0, 4, true>, keys>("256x8");
+  register_policy<h4, onesweep_config<256, 8, 0, 4, true>, keys>("256x8_h4");
+  register_policy<h1, onesweep_config<256, 16, 0, 3, true>, keys>("256x16");
+  register_policy<h1, onesweep_config<384, 16, 0, 2, true>, keys>("384x16");
+  register_policy<h4, policy::radix_sort<u32, u32>::onesweep, u32>("large", {16, 17, 18, 19, 20, 22, 24, 28});
+  register_policy<h4, onesweep_config<512, 16, 0, 3, false>, u32>("512x16_3blocks", {24, 28});
+  register_policy<h4, onesweep_config<384, 24, 0, 3, false>, u32>("384x24_3blocks", {24, 28});
+  register_policy<h4, onesweep_config<256, 24, 0, 4, false>, u32>("256x24_4blocks", {24, 28});
+  register_policy<h1, onesweep_config<256, 8, 0, 4, false>, u32>("256x8");
+  register_policy<h1, onesweep_config<256, 16, 0, 3, false>, u32>("256x16");
+  register_policy<h1, onesweep_config<384, 12, 0, 2, false>, u32>("384x12");
+  return true;
+}();
+
+}  // namespace
+}  // namespace lookback::bench

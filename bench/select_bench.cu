@@ -1,8 +1,13 @@
 // Stream compaction of uint32 values in [0, 1000): lookback's select_if and select_flagged beside
 // cub::DeviceSelect::If / Flagged, thrust::copy_if and a device memcpy of the input, with 1%, 50% and
-// 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way).
+// 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way); partition beside
+// cub::DevicePartition::If.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
+
+#include <lookback/algorithms/select.cuh>
+
+#include <cub/device/device_partition.cuh>
 
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
@@ -60,7 +65,36 @@ void register_case(bool flagged, int percent, impl which, std::int64_t n) {
   });
 }
 
+/// Every item written: the kept ones first, the others from the end backwards.
+void register_partition(int percent, impl which, std::int64_t n) {
+  const std::string op = "partition_" + std::to_string(percent) + "pct";
+  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), io::dtype::uint32, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
+    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+    auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
+    typed::select_spec spec{io::dtype::uint32, false, typed::compare_kind::lt, {}};
+    spec.value = *typed::parse_scalar(io::dtype::uint32, std::to_string(percent * 10));
+    const auto pred = typed::predicate_of<std::uint32_t>(spec);
+    const auto call = [&](void* d_temp, std::size_t& temp_bytes) {
+      if (which == impl::lookback)
+        partition(d_temp, temp_bytes, d_in, d_out, d_count, n, pred, stream());
+      else
+        LOOKBACK_CUDA_TRY(
+            cub::DevicePartition::If(d_temp, temp_bytes, d_in, d_out, d_count, static_cast<int>(n), pred, stream()));
+    };
+    std::size_t temp_bytes = 0;
+    call(nullptr, temp_bytes);
+    void* d_temp = scratch(temp_bytes, 2);
+    time_gpu(state, 8.0 * static_cast<double>(n), n, [&] { call(d_temp, temp_bytes); });
+  });
+}
+
 const bool registered = [] {
+  for (const int percent : {1, 50, 99})
+    for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28}) {
+      for (const impl which : {impl::lookback, impl::cub}) register_partition(percent, which, n);
+      register_memcpy(("partition_" + std::to_string(percent) + "pct").c_str(), io::dtype::uint32, n);
+    }
   for (const bool flagged : {false, true})
     for (const int percent : {1, 50, 99})
       for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28}) {

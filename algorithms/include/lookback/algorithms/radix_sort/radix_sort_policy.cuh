@@ -31,6 +31,10 @@
 //    ALU 61%, DRAM 52%, a warp issuing every 11 cycles: latency-bound. Pairs capped for three or four
 //    blocks: 11.3-11.8 ms against 8.57. Histogram trips of 2 or 8 vectors: 4.90 and 4.81 against 4.80.
 //    512 x 24 is not taken: its 66 KiB a block would no longer fit Turing's 64 KiB, for 2%.
+//  - Pairs with each tile's values copied into shared memory by cp.async as the tile starts (no
+//    registers, no load after the keys' scatter), 2^28 uint32/uint32 in one run: 384 x 24 8.94 ms, 512 x
+//    20 9.62, 512 x 24 11.3 (one block an SM), against 8.38 for the values loaded after the keys; 384 x
+//    12 at 2^20 0.096 against 0.093. Not kept.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

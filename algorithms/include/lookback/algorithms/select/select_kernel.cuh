@@ -19,7 +19,7 @@ namespace lookback::select::device {
 using count_t = unsigned long long;
 
 template <class Policy, bool Partition, class T, class Selector, class StatusArray>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
                   StatusArray tiles, unsigned* d_tile_counter, bool aligned, bool out_aligned) {
   constexpr int items_per_thread = Policy::items_per_thread;

@@ -8,6 +8,11 @@
 //   stored as 16-byte vectors (the staging shifted to line up with the output): 256x16 0.734 /
 //     0.932; 128x16 0.759 / 0.939; 512x16 0.823 / 1.053 (52 registers: two blocks of 512 per SM,
 //     against five of 256 at 48); 256x32 0.989 / 1.163 (84 registers).
+//   ncu of 256x16 at 1% kept: 48 registers, five blocks an SM (59% occupancy), DRAM 46%, warps
+//     stalled at barriers 7 cycles of every 16. Registers capped, 1% / 50% / 99% kept in one run (CUB
+//     0.668 / 0.783 / 0.972 ms): 256x16 six blocks an SM (40 registers) 0.574 / 0.698 / 0.925; eight
+//     (32, spilling) 0.548 / 0.706 / 0.943; 512x16 four blocks 0.535 / 0.701 / 0.968; 256x8 eight
+//     0.758 / 0.859 / 1.03; 512x8 four 0.731 / 0.839 / 1.03; uncapped 256x16 0.63-0.73 / 0.73 / 0.95.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -15,10 +20,12 @@
 namespace lookback::policy {
 
 /// Tile shape; 16-byte vector loads (warp-striped, for aligned arrays); the look-back's wait before
-/// its first poll.
-template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs>
+/// its first poll; blocks per SM the registers must allow (0: the compiler's choice; 1 is not the
+/// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16).
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0>
 struct select_config {
   static constexpr int threads = Threads;
+  static constexpr int min_blocks = MinBlocks;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = Threads * ItemsPerThread;
   static constexpr bool vector_access = VectorAccess;
@@ -28,6 +35,7 @@ struct select_config {
 /// 4096 items of up to 4 bytes, 2048 of 8, 1024 of 16: 16 KiB tiles, staged in static shared memory
 /// with the tile's flags (tiles are sized for the wider of values and flags).
 template <class T>
-struct select : select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100> {};
+struct select
+    : select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0> {};
 
 }  // namespace lookback::policy

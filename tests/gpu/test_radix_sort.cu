@@ -335,6 +335,33 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
   }
 }
 
+TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
+  // README: 16,640 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
+  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, 6144 keys or 4608 pairs up to the
+  // small sizes.
+  const auto tiles = [](std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; };
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 19, (std::int64_t{1} << 19) + 1,
+                               std::int64_t{1} << 21, (std::int64_t{1} << 21) + 1, std::int64_t{1} << 28}) {
+    const bool small_keys = n <= (std::int64_t{1} << 19);
+    const bool small_pairs = n <= (std::int64_t{1} << 21);
+    const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(tiles(n, small_keys ? 6144 : 12288)) + 512;
+    const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(tiles(n, small_pairs ? 4608 : 12288)) + 512;
+    const auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
+    const std::size_t spare = round(static_cast<std::size_t>(n) * 4);
+    std::size_t bytes = 0;
+    double_buffer<std::uint32_t> keys;
+    double_buffer<std::uint32_t> values;
+    radix_sort_keys(nullptr, bytes, keys, n);
+    EXPECT_EQ(bytes, keys_double) << "keys, double buffer, n=" << n;
+    radix_sort_pairs(nullptr, bytes, keys, values, n);
+    EXPECT_EQ(bytes, pairs_double) << "pairs, double buffer, n=" << n;
+    radix_sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, n);
+    EXPECT_EQ(bytes, keys_double + spare) << "keys, separate buffers, n=" << n;
+    radix_sort_pairs<std::uint32_t, std::uint32_t>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, n);
+    EXPECT_EQ(bytes, pairs_double + 2 * spare) << "pairs, separate buffers, n=" << n;
+  }
+}
+
 TEST_F(radix_sort_api, bad_bit_ranges_are_rejected) {
   std::size_t bytes = 0;
   for (const auto& [begin, end] : {std::pair{0, 33}, std::pair{-1, 8}, std::pair{8, 8}, std::pair{9, 4}})

@@ -1,5 +1,6 @@
-// Compaction policies side by side (tile shape, wait before the first look-back poll) on uint32
-// values in [0, 1000), 2^28 of them, 50% and 99% kept by select_if, for choosing policy::select. Not
+// Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM) on
+// uint32 values in [0, 1000), 2^28 of them (some 2^20 and 2^24 too), 1%, 50% and 99% kept by
+// select_if, for choosing policy::select. Not
 // part of the main table; run with --benchmark_filter=select_tune.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
@@ -12,8 +13,7 @@ namespace {
 using policy::select_config;
 
 template <class Policy>
-void register_policy(const char* label, int percent) {
-  const std::int64_t n = std::int64_t{1} << 28;
+void register_policy(const char* label, int percent, std::int64_t n = std::int64_t{1} << 28) {
   const std::string name = std::string(label) + "_" + std::to_string(percent) + "pct";
   register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
     const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
@@ -32,10 +32,9 @@ void register_policy(const char* label, int percent) {
 }
 
 template <class Policy>
-void register_both(const char* label) {
-  register_policy<Policy>(label, 1);
-  register_policy<Policy>(label, 50);
-  register_policy<Policy>(label, 99);
+void register_both(const char* label, std::initializer_list<int> log_sizes = {28}) {
+  for (const int log_n : log_sizes)
+    for (const int percent : {1, 50, 99}) register_policy<Policy>(label, percent, std::int64_t{1} << log_n);
 }
 
 const bool registered = [] {
@@ -47,7 +46,14 @@ const bool registered = [] {
   register_both<select_config<512, 8, true, 700>>("512x8_wait700");
   // Occupancy: 48 registers allow five blocks of 256 (ncu at 1% kept: 59% occupancy, DRAM 46%, warps
   // stalled at barriers 7 of every 16 cycles).
-  register_both<select_config<256, 16, true, 1100, 6>>("256x16_6blocks");
+  register_both<select_config<256, 16, true, 1100, 6>>("256x16_6blocks", {20, 24, 28});
+  // Small sizes: at 2^20 the 256 tiles of 4096 are resident at once, so a pass is the look-back's
+  // chain and one tile's latency.
+  register_both<select_config<128, 16, true, 1100, 12>>("128x16_12blocks", {20, 24});
+  register_both<select_config<256, 24, true, 1100, 4>>("256x24_4blocks", {20, 24});
+  register_both<select_config<384, 16, true, 1100, 4>>("384x16_4blocks", {20, 24});
+  register_both<select_config<256, 16, true, 500, 6>>("256x16_6blocks_wait500", {20, 24});
+  register_both<select_config<256, 16, true, 0, 6>>("256x16_6blocks_nowait", {20, 24});
   register_both<select_config<256, 16, true, 1100, 8>>("256x16_8blocks");
   register_both<select_config<512, 16, true, 1100, 4>>("512x16_4blocks");
   register_both<select_config<256, 8, true, 1100, 8>>("256x8_8blocks");

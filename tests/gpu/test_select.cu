@@ -167,14 +167,34 @@ class select_matrix : public gpu_test {};
 using value_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, quad>;
 TYPED_TEST_SUITE(select_matrix, value_types);
 
+/// Around the small sizes' tiles, around the size where the large tiles take over, and around a
+/// whole number of large tiles past it (those last three in `large_boundaries`).
+template <class T>
+std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>& large_boundaries) {
+  using p = policy::select<T>;
+  auto sizes = sizes_around(p::small::tile_items);
+  const std::int64_t whole_large_tiles = (p::small_max_items / p::large::tile_items + 1) * p::large::tile_items;
+  for (const std::int64_t n :
+       {p::small_max_items, p::small_max_items + 1, whole_large_tiles - 1, whole_large_tiles, whole_large_tiles + 1}) {
+    if (n > max_test_size()) continue;
+    sizes.push_back(n);
+    if (n > p::small_max_items) large_boundaries.push_back(n);
+  }
+  return sizes;
+}
+
 TYPED_TEST(select_matrix, every_mode_at_tile_boundaries_and_fractions) {
   using T = TypeParam;
-  const std::int64_t tile = policy::select<T>::tile_items;
+  const std::int64_t tile = policy::select<T>::small::tile_items;
+  std::vector<std::int64_t> large_boundaries;
+  const auto sizes = policy_sizes<T>(large_boundaries);
   for (const mode m : {mode::select_if, mode::flagged, mode::partition})
     for (const std::uint32_t percent : {0u, 1u, 50u, 99u, 100u})
-      for (const std::int64_t n : sizes_around(tile)) {
-        // The largest sizes at 50% only: the other fractions exercise the same paths.
-        if (n > 4 * tile && percent != 50) continue;
+      for (const std::int64_t n : sizes) {
+        // The largest sizes at 50% only, and the large tiles' first boundaries at 1% and 99% too: the
+        // other fractions exercise the same paths.
+        const bool boundary = std::count(large_boundaries.begin(), large_boundaries.end(), n) > 0;
+        if (n > 4 * tile && percent != 50 && !(boundary && (percent == 1 || percent == 99))) continue;
         check_case<T>(m, n, percent, static_cast<std::uint64_t>(n) * 1009 + percent * 7 + static_cast<int>(m));
         if (this->HasFatalFailure() || this->HasFailure()) return;
       }

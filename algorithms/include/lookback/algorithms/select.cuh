@@ -56,8 +56,16 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
 template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
-  run_with_policy<policy::select<Sized>, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
-                                                    d_num_selected, num_items, stream);
+  using policy_t = policy::select<Sized>;
+  if constexpr (!std::is_same_v<typename policy_t::small, typename policy_t::large>) {
+    if (num_items <= policy_t::small_max_items) {
+      run_with_policy<typename policy_t::small, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                           d_num_selected, num_items, stream);
+      return;
+    }
+  }
+  run_with_policy<typename policy_t::large, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                       d_num_selected, num_items, stream);
 }
 
 template <class Flag>

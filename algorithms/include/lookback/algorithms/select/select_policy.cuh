@@ -13,9 +13,16 @@
 //     0.668 / 0.783 / 0.972 ms): 256x16 six blocks an SM (40 registers) 0.574 / 0.698 / 0.925; eight
 //     (32, spilling) 0.548 / 0.706 / 0.943; 512x16 four blocks 0.535 / 0.701 / 0.968; 256x8 eight
 //     0.758 / 0.859 / 1.03; 512x8 four 0.731 / 0.839 / 1.03; uncapped 256x16 0.63-0.73 / 0.73 / 0.95.
+//   2^20 and 2^24, 1% / 50% / 99% kept (CUB 0.017 / 0.017 / 0.018 and 0.057 / 0.064 / 0.077 ms):
+//     256x16 six blocks 0.018 / 0.018 / 0.019 and 0.053 / 0.061 / 0.079; 384x16 four blocks 0.014 /
+//     0.014 / 0.016 and 0.054 / 0.062 / 0.081; 256x24 four 0.016 / 0.016 / 0.017 and 0.056 / 0.064 /
+//     0.074; 128x16 twelve 0.018 / 0.018 / 0.020 and 0.056 / 0.062 / 0.075; 256x16 six with a wait of
+//     500 ns 0.017 / 0.017 / 0.018 and 0.054 / 0.062 / 0.080, with none 0.018 / 0.018 / 0.019 and
+//     0.056 / 0.066 / 0.083. Hence 384x16 up to 2^21, between the sizes measured.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::policy {
 
@@ -32,10 +39,15 @@ struct select_config {
   static constexpr int initial_delay_ns = InitialDelayNs;
 };
 
-/// 4096 items of up to 4 bytes, 2048 of 8, 1024 of 16: 16 KiB tiles, staged in static shared memory
-/// with the tile's flags (tiles are sized for the wider of values and flags).
+/// Large: 4096 items of up to 4 bytes, 2048 of 8, 1024 of 16: 16 KiB tiles, staged in static shared
+/// memory with the tile's flags (tiles are sized for the wider of values and flags). Up to
+/// small_max_items, items of up to 4 bytes take tiles of 384 x 16 at four blocks an SM: there all tiles
+/// are resident at once, and fewer, larger tiles shorten the look-back's chain.
 template <class T>
-struct select
-    : select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0> {};
+struct select {
+  using large = select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0>;
+  using small = std::conditional_t<sizeof(T) <= 4, select_config<384, 16, true, 1100, 4>, large>;
+  static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
+};
 
 }  // namespace lookback::policy

@@ -213,8 +213,8 @@ std::string describe(const char* what, keys_shape s, std::int64_t n, bool descen
          std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
 
-/// Around the small passes' tiles, around the size where the sort changes to the large passes, and
-/// around a whole number of large tiles past it; the last three are `large_boundaries`.
+/// Around the small passes' tiles, at the size where the sort changes to the large passes and one past
+/// it, and around a whole number of large tiles past it; those past the change are `large_boundaries`.
 template <class Key, class Value>
 std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>* large_boundaries = nullptr) {
   using p = policy::radix_sort<Key, Value>;
@@ -337,15 +337,18 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
 
 TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
   // README: 16,640 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
-  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, 6144 keys or 4608 pairs up to the
-  // small sizes.
+  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 86 (keys) or 456 (pairs)
+  // of them past the small sizes, where tiles are of 6144 keys or 4608 pairs. The size never shrinks
+  // as n grows: the streamed sorts size one allocation for their largest chunk.
   const auto tiles = [](std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; };
   for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 19, (std::int64_t{1} << 19) + 1,
                                std::int64_t{1} << 21, (std::int64_t{1} << 21) + 1, std::int64_t{1} << 28}) {
     const bool small_keys = n <= (std::int64_t{1} << 19);
     const bool small_pairs = n <= (std::int64_t{1} << 21);
-    const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(tiles(n, small_keys ? 6144 : 12288)) + 512;
-    const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(tiles(n, small_pairs ? 4608 : 12288)) + 512;
+    const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 86);
+    const std::int64_t pair_tiles = small_pairs ? tiles(n, 4608) : std::max<std::int64_t>(tiles(n, 12288), 456);
+    const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(key_tiles) + 512;
+    const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(pair_tiles) + 512;
     const auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     const std::size_t spare = round(static_cast<std::size_t>(n) * 4);
     std::size_t bytes = 0;
@@ -360,6 +363,22 @@ TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
     radix_sort_pairs<std::uint32_t, std::uint32_t>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, n);
     EXPECT_EQ(bytes, pairs_double + 2 * spare) << "pairs, separate buffers, n=" << n;
   }
+  // Never smaller for more items, across both switches, in every form.
+  const auto query = [](std::int64_t n, int form) {
+    std::size_t b = 0;
+    double_buffer<std::uint32_t> keys;
+    double_buffer<std::uint32_t> values;
+    if (form == 0) radix_sort_keys(nullptr, b, keys, n);
+    if (form == 1) radix_sort_pairs(nullptr, b, keys, values, n);
+    if (form == 2) radix_sort_keys<std::uint32_t>(nullptr, b, nullptr, nullptr, n);
+    if (form == 3) radix_sort_pairs<std::uint32_t, std::uint32_t>(nullptr, b, nullptr, nullptr, nullptr, nullptr, n);
+    if (form == 4) radix_sort_pairs<std::uint64_t, std::uint64_t>(nullptr, b, nullptr, nullptr, nullptr, nullptr, n);
+    return b;
+  };
+  for (int form = 0; form < 5; ++form)
+    for (const std::int64_t switch_n : {std::int64_t{1} << 19, std::int64_t{1} << 21})
+      for (std::int64_t n = switch_n - 20000; n < switch_n + 20000; n += 997)
+        EXPECT_LE(query(n, form), query(n + 997, form)) << "form " << form << ", n=" << n;
 }
 
 TEST_F(radix_sort_api, bad_bit_ranges_are_rejected) {

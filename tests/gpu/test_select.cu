@@ -167,8 +167,8 @@ class select_matrix : public gpu_test {};
 using value_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, quad>;
 TYPED_TEST_SUITE(select_matrix, value_types);
 
-/// Around the small sizes' tiles, around the size where the large tiles take over, and around a
-/// whole number of large tiles past it (those last three in `large_boundaries`).
+/// Around the small sizes' tiles, at the size where the large tiles take over and one past it, and
+/// around a whole number of large tiles past it (those past the switch in `large_boundaries`).
 template <class T>
 std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>& large_boundaries) {
   using p = policy::select<T>;

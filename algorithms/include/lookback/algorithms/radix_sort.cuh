@@ -63,9 +63,10 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
 /// spare_in_temp (the separate-buffer form) the temporary storage's last parts are the spare buffers of
 /// n keys and values. One memset, the histogram (which plans the passes in its last block) and one
 /// kernel a pass, each pass launched dependent on the kernel before it: nothing else is launched.
+/// Descriptors are sized for at least `min_tiles` tiles (see sort_with_policy).
 template <class HistogramPolicy, class PassPolicy, class Key, class Value, bool Descending>
 void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers, std::int64_t n,
-                      int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
+                      int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream, std::int64_t min_tiles = 1) {
   static_assert(sortable_key<Key>, "keys: uint8, uint16, uint32, int32, float, uint64, int64 or double");
   constexpr bool has_values = !std::is_same_v<Value, no_value>;
   static_assert(!has_values || sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
@@ -75,10 +76,11 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   const std::int64_t tiles = std::max<std::int64_t>(1, (n + PassPolicy::tile_items - 1) / PassPolicy::tile_items);
   const std::size_t spare = spare_in_temp ? static_cast<std::size_t>(n) : 0;
   // The counters and the tiles' descriptors first, next to each other, so that one memset zeroes both.
-  const lookback::detail::temp_layout layout{sizeof(sort_counters), status_array::bytes_for(tiles * radix_digits),
+  const std::int64_t descriptor_tiles = std::max(tiles, min_tiles);
+  const lookback::detail::temp_layout layout{sizeof(sort_counters), status_array::bytes_for(descriptor_tiles * radix_digits),
                                              sizeof(pass_plan), spare * sizeof(Key),
                                              has_values ? spare * sizeof(Value) : 0};
-  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::radix_sort")) return;
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::radix_sort") || n == 0) return;
   if (spare_in_temp) {
     buffers.keys_other = layout.part(d_temp_storage, 3);
     if (has_values) buffers.values_other = layout.part(d_temp_storage, 4);
@@ -100,7 +102,6 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   histogram<<<blocks, HistogramPolicy::threads, 0, stream>>>(d_keys_in, n, thread::aligned16(d_keys_in), begin_bit,
                                                               end_bit, passes, d_counters, buffers, d_plan);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
-  if (n == 0) return;
 
   const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
   constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);
@@ -114,16 +115,21 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   }
 }
 
-/// Sorts with the policy's small or large passes, chosen by n.
+/// Sorts with the policy's small or large passes, chosen by n. The large passes size their
+/// descriptors for at least as many tiles as the small ones take at their largest n, so that the
+/// temporary size never shrinks as n grows: callers (the streamed and external sorts) size one
+/// allocation for their largest chunk and reuse it for smaller ones.
 template <class Policy, class Key, class Value, bool Descending>
 void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
                       std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
+  constexpr std::int64_t small_tile = Policy::small_onesweep::tile_items;
   if (n <= Policy::small_max_items)
     sort_with_passes<typename Policy::small_histogram, typename Policy::small_onesweep, Key, Value, Descending>(
         d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream);
   else
     sort_with_passes<typename Policy::histogram, typename Policy::onesweep, Key, Value, Descending>(
-        d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream);
+        d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream,
+        (Policy::small_max_items + small_tile - 1) / small_tile);
 }
 
 template <bool Descending, class Key, class Value>

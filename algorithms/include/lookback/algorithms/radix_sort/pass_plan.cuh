@@ -53,7 +53,8 @@ struct sort_counters {
   unsigned histogram_blocks_done;
 };
 
-/// By one thread, once the skipped passes are known: which buffer each pass reads and writes.
+/// By one thread, once the skipped passes are known: which buffer each pass reads and writes. Here on
+/// the device, because only the device knows which passes skip, and the host must not wait for it.
 __device__ inline void route_passes(const int (&skip)[max_passes], int passes, const sort_buffers& buffers,
                                     pass_plan* d_plan) {
   int remaining = 0;
@@ -169,7 +170,8 @@ __global__ void __launch_bounds__(Policy::threads)
 }
 
 /// A copy pass: each block copies its tile's keys (and values) from the pass's source to its
-/// destination.
+/// destination. It runs only when keys share the digits of every skipped pass, so a plain loop is
+/// enough: it is never on a sort's common path.
 template <class Key, class Value>
 __device__ __forceinline__ void copy_tile(const pass_plan& plan, int pass, std::int64_t base, int valid) {
   const auto* key_src = static_cast<const Key*>(plan.key_src[pass]) + base;

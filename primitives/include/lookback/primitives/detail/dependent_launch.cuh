@@ -8,6 +8,7 @@
 
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace lookback::detail {
 
@@ -27,18 +28,24 @@ __device__ __forceinline__ void allow_dependent_launch() {
 #endif
 }
 
-/// Whether the current device overlaps dependent launches (compute capability 9.0 or later); cached
-/// per device.
-inline bool dependent_launch_supported() {
+/// Whether `kernel` may be launched dependent on the current device: the device must be of compute
+/// capability 9.0 or later, and the kernel's code must come from PTX of 9.0 or later, since only there
+/// does it wait for its predecessor (a consumer's PTX for an older GPU, compiled by the driver for a
+/// Hopper, has no wait). Cached per kernel and device.
+template <class Kernel>
+bool dependent_launch_supported(Kernel kernel) {
   static std::mutex mutex;
-  static std::map<int, bool> cache;
+  static std::map<std::pair<const void*, int>, bool> cache;
   int device = 0;
   LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
   const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = cache.find(device); it != cache.end()) return it->second;
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
   int major = 0;
   LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return cache[device] = major >= 9;
+  cudaFuncAttributes attributes{};
+  LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  return cache[key] = major >= 9 && attributes.ptxVersion >= 90;
 }
 
 /// Launches `kernel` allowed to overlap the end of the stream's previous kernel; it must call
@@ -55,7 +62,7 @@ void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::siz
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = &attribute;
-  config.numAttrs = dependent_launch_supported() ? 1 : 0;
+  config.numAttrs = dependent_launch_supported(kernel) ? 1 : 0;
   LOOKBACK_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 

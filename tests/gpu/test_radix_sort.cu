@@ -213,29 +213,14 @@ std::string describe(const char* what, keys_shape s, std::int64_t n, bool descen
          std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
 
-/// Around the small passes' tiles, at the size where the sort changes to the large passes and one past
-/// it, and around a whole number of large tiles past it; those past the change are `large_boundaries`.
-template <class Key, class Value>
-std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>* large_boundaries = nullptr) {
-  using p = policy::radix_sort<Key, Value>;
-  auto sizes = sizes_around(p::small_onesweep::tile_items);
-  const std::int64_t large_tile = p::onesweep::tile_items;
-  const std::int64_t whole_large_tiles = (p::small_max_items / large_tile + 1) * large_tile;
-  for (const std::int64_t n : {p::small_max_items, p::small_max_items + 1, whole_large_tiles - 1, whole_large_tiles,
-                               whole_large_tiles + 1}) {
-    if (n > max_test_size()) continue;
-    sizes.push_back(n);
-    if (large_boundaries != nullptr && n > p::small_max_items) large_boundaries->push_back(n);
-  }
-  return sizes;
-}
-
 TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
   using Key = TypeParam;
   const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::small_onesweep::tile_items;
   constexpr int bits = 8 * sizeof(Key);
   std::vector<std::int64_t> large_boundaries;
-  for (const std::int64_t n : policy_sizes<Key, radix::no_value>(&large_boundaries))
+  using p = policy::radix_sort<Key, radix::no_value>;
+  for (const std::int64_t n :
+       sizes_around_switch(tile, p::small_max_items, p::onesweep::tile_items, large_boundaries))
     for (const keys_shape s : all_shapes) {
       // The largest sizes uniform and ascending only, but the large passes' first tile boundaries in
       // every shape: the other paths are the same at every size of one kind of pass.
@@ -256,8 +241,7 @@ void check_pairs_are_stable(const char* what) {
   // Pairs take their own tiles (policy::radix_sort), so their boundaries are the ones that matter.
   using p = policy::radix_sort<Key, Value>;
   const std::int64_t tile = p::small_onesweep::tile_items;
-  const std::int64_t large_tile = p::onesweep::tile_items;
-  const std::int64_t past_small = (p::small_max_items / large_tile + 1) * large_tile + 1;
+  const std::int64_t past_small = whole_large_tiles_past(p::small_max_items, p::onesweep::tile_items) + 1;
   constexpr int bits = 8 * sizeof(Key);
   for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}, past_small})
     for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})

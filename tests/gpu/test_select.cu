@@ -167,27 +167,12 @@ class select_matrix : public gpu_test {};
 using value_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, quad>;
 TYPED_TEST_SUITE(select_matrix, value_types);
 
-/// Around the small sizes' tiles, at the size where the large tiles take over and one past it, and
-/// around a whole number of large tiles past it (those past the switch in `large_boundaries`).
-template <class T>
-std::vector<std::int64_t> policy_sizes(std::vector<std::int64_t>& large_boundaries) {
-  using p = policy::select<T>;
-  auto sizes = sizes_around(p::small::tile_items);
-  const std::int64_t whole_large_tiles = (p::small_max_items / p::large::tile_items + 1) * p::large::tile_items;
-  for (const std::int64_t n :
-       {p::small_max_items, p::small_max_items + 1, whole_large_tiles - 1, whole_large_tiles, whole_large_tiles + 1}) {
-    if (n > max_test_size()) continue;
-    sizes.push_back(n);
-    if (n > p::small_max_items) large_boundaries.push_back(n);
-  }
-  return sizes;
-}
-
 TYPED_TEST(select_matrix, every_mode_at_tile_boundaries_and_fractions) {
   using T = TypeParam;
   const std::int64_t tile = policy::select<T>::small::tile_items;
   std::vector<std::int64_t> large_boundaries;
-  const auto sizes = policy_sizes<T>(large_boundaries);
+  using p = policy::select<T>;
+  const auto sizes = sizes_around_switch(tile, p::small_max_items, p::large::tile_items, large_boundaries);
   for (const mode m : {mode::select_if, mode::flagged, mode::partition})
     for (const std::uint32_t percent : {0u, 1u, 50u, 99u, 100u})
       for (const std::int64_t n : sizes) {

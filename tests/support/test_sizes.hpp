@@ -21,4 +21,25 @@ inline std::vector<std::int64_t> sizes_around(std::int64_t tile) {
   return sizes;
 }
 
+/// The first whole number of large tiles past `small_max`, where a policy changes to large tiles.
+inline std::int64_t whole_large_tiles_past(std::int64_t small_max, std::int64_t large_tile) {
+  return (small_max / large_tile + 1) * large_tile;
+}
+
+/// sizes_around(small_tile), then the size where a policy changes from small tiles to large ones and
+/// one past it, and around the first whole number of large tiles past that; those past the change also
+/// go to `large_boundaries`.
+inline std::vector<std::int64_t> sizes_around_switch(std::int64_t small_tile, std::int64_t small_max,
+                                                     std::int64_t large_tile,
+                                                     std::vector<std::int64_t>& large_boundaries) {
+  auto sizes = sizes_around(small_tile);
+  const std::int64_t whole = whole_large_tiles_past(small_max, large_tile);
+  for (const std::int64_t n : {small_max, small_max + 1, whole - 1, whole, whole + 1}) {
+    if (n > max_test_size()) continue;
+    sizes.push_back(n);
+    if (n > small_max) large_boundaries.push_back(n);
+  }
+  return sizes;
+}
+
 }  // namespace lookback::test

@@ -25,7 +25,7 @@ std::vector<In> random_image(std::size_t count, std::mt19937_64& rng) {
   return v;
 }
 
-template <class In, class Acc>
+template <class In, class Acc, class Policy = policy::summed_area<Acc>>
 void check_table(int height, int width, int pad, std::uint64_t salt) {
   auto rng = make_rng(salt);
   const int pitch = width + pad;
@@ -43,7 +43,18 @@ void check_table(int height, int width, int pad, std::uint64_t salt) {
   const auto d_image = to_device(image, stream);
   device_buffer<Acc> d_table(static_cast<std::size_t>(height) * pitch, stream);
   d_table.fill_bytes(poison_byte);
-  summed_area_table(d_image.data(), pitch, d_table.data(), pitch, height, width, stream.get());
+  if constexpr (std::is_same_v<Policy, policy::summed_area<Acc>>) {
+    summed_area_table(d_image.data(), pitch, d_table.data(), pitch, height, width, stream.get());
+  } else {
+    // Caller-provided temporary storage, poisoned: the table must reset what it uses.
+    std::size_t temp_bytes = 0;
+    summed_area::detail::table_with_policy<Policy>(nullptr, temp_bytes, d_image.data(), pitch, d_table.data(), pitch,
+                                                   height, width, stream.get());
+    device_buffer<std::byte> d_temp(temp_bytes, stream);
+    d_temp.fill_bytes(poison_byte);
+    summed_area::detail::table_with_policy<Policy>(d_temp.data(), temp_bytes, d_image.data(), pitch, d_table.data(),
+                                                   pitch, height, width, stream.get());
+  }
   const auto table = to_host(d_table);
   const std::string what = std::to_string(height) + "x" + std::to_string(width) + " pad " + std::to_string(pad) +
                            ", " + std::to_string(sizeof(In)) + "-byte samples into " + std::to_string(sizeof(Acc)) +
@@ -66,8 +77,11 @@ void check_table(int height, int width, int pad, std::uint64_t salt) {
 class summed_area : public gpu_test {};
 
 TEST_F(summed_area, every_shape_pitch_and_type) {
-  // Row tiles of the column pass are 128 rows: 257 and 1025 rows end one row into a tile.
-  const std::pair<int, int> shapes[] = {{1, 1}, {1, 5000}, {5000, 1}, {33, 2049}, {257, 100}, {70, 4097}, {1025, 65}};
+  // Tiles are 64 (4-byte sums) or 32 rows by 128 columns: shapes one short of, at and one past whole
+  // tiles, single rows and columns many tiles long, and a grid of tiles both ways.
+  const std::pair<int, int> shapes[] = {{1, 1},     {1, 5000},   {5000, 1},  {31, 127},   {32, 128},  {33, 129},
+                                        {63, 255},  {64, 256},   {65, 257},  {33, 2049},  {257, 100}, {70, 4097},
+                                        {1025, 65}, {1000, 1000}};
   for (const auto& [height, width] : shapes)
     for (const int pad : {0, 5}) {
       const auto salt = static_cast<std::uint64_t>(height) * 10007 + width * 3 + pad;
@@ -78,6 +92,34 @@ TEST_F(summed_area, every_shape_pitch_and_type) {
       check_table<double, double>(height, width, pad, salt + 4);
       if (HasFailure()) return;
     }
+}
+
+TEST_F(summed_area, other_tile_shapes_give_the_same_table) {
+  // Fewer threads than a row thread and a column thread each (the column parts then loop), tall and
+  // wide tiles, and a wait before the first poll; each with caller-provided temporary storage.
+  using policy::summed_area_config;
+  const std::pair<int, int> shapes[] = {{1, 300}, {300, 1}, {129, 511}, {500, 700}};
+  for (const auto& [height, width] : shapes) {
+    const auto salt = static_cast<std::uint64_t>(height) * 7919 + width;
+    check_table<float, float, summed_area_config<4, 8, 4, 1, 0>>(height, width, 3, salt);
+    check_table<std::uint8_t, unsigned, summed_area_config<8, 16, 4, 1, 0>>(height, width, 0, salt + 1);
+    check_table<double, double, summed_area_config<8, 4, 8, 1, 200>>(height, width, 1, salt + 2);
+    if (HasFailure()) return;
+  }
+}
+
+TEST_F(summed_area, temporary_storage_smaller_than_asked_is_refused) {
+  const cuda_stream stream;
+  device_buffer<float> d_image(64 * 64, stream);
+  device_buffer<float> d_table(64 * 64, stream);
+  std::size_t bytes = 0;
+  summed_area_table(nullptr, bytes, d_image.data(), 64, d_table.data(), 64, 64, 64, stream.get());
+  ASSERT_GT(bytes, 0u);
+  device_buffer<std::byte> d_temp(bytes, stream);
+  std::size_t short_bytes = bytes - 1;
+  EXPECT_THROW(summed_area_table(d_temp.data(), short_bytes, d_image.data(), 64, d_table.data(), 64, 64, 64,
+                                 stream.get()),
+               std::invalid_argument);
 }
 
 TEST_F(summed_area, box_sums_match_a_box_convolution) {

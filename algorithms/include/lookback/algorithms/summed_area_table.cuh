@@ -1,20 +1,19 @@
 #pragma once
 // Summed-area tables (2D inclusive prefix sums): table(r, c) = sum of in(i, j) over i <= r, j <= c,
-// built from our block scan along the rows, then down the columns with a decoupled look-back chain
-// per column (summed_area/): one read and one write of the table each way. Any H x W image, row-major
-// with pitches in elements; accumulators uint32, uint64, float or double. With the table, the sum
-// over any rectangle costs four reads (box_sum), whatever its size. The column pass's few bytes of
-// descriptors per 32 x 128 tile come from the stream-ordered allocator; nothing here synchronises the
-// host.
+// in one read of the image and one write of the table: every tile looks back along its rows and down
+// its columns (summed_area/two_way_lookback_kernel.cuh). Any H x W image, row-major with pitches in
+// elements; accumulators uint32, uint64, float or double. With the table, the sum over any rectangle
+// costs four reads (box_sum), whatever its size. Temporary storage, two-phase as in CUB or from an
+// allocator: the chains' descriptors, 8 bytes for each row and each column of every tile (16 for
+// 8-byte accumulators): 4.7% of a float image's bytes. Nothing here synchronises the host.
 #include <lookback/algorithms/summed_area/box_sum.cuh>
-#include <lookback/algorithms/summed_area/summed_area_kernels.cuh>
 #include <lookback/algorithms/summed_area/summed_area_policy.cuh>
-#include <lookback/primitives/detail/device_limits.cuh>
-#include <lookback/primitives/device_buffer.cuh>
-#include <lookback/primitives/tile/tile_status.cuh>
+#include <lookback/algorithms/summed_area/two_way_lookback_kernel.cuh>
+#include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/tile/tile_status.cuh>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -22,37 +21,58 @@
 #include <type_traits>
 
 namespace lookback {
+namespace summed_area::detail {
 
-template <class In, class Acc>
-void summed_area_table(const In* d_in, std::int64_t in_pitch, Acc* d_table, std::int64_t table_pitch, int height,
-                       int width, cudaStream_t stream = nullptr) {
-  static_assert(std::is_same_v<Acc, unsigned> || std::is_same_v<Acc, unsigned long long> ||
-                    std::is_same_v<Acc, std::uint64_t> || std::is_same_v<Acc, float> || std::is_same_v<Acc, double>,
-                "accumulators: uint32, uint64, float or double");
-  using policy = policy::summed_area;
+/// The table with an explicit tile policy (bench/summed_area_bench.cu compares policies), CUB's
+/// two-phase temporary storage: a null d_temp_storage asks for the size.
+template <class Policy, class In, class Acc>
+void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, std::int64_t in_pitch,
+                       Acc* d_table, std::int64_t table_pitch, int height, int width, cudaStream_t stream) {
   if (height < 0 || width < 0) throw std::invalid_argument("lookback::summed_area_table: negative image size");
   if (in_pitch < width || table_pitch < width)
     throw std::invalid_argument("lookback::summed_area_table: a row pitch is smaller than the width");
-  if (height == 0 || width == 0) return;
-  const auto rows = summed_area::device::row_prefix_kernel<policy, In, Acc>;
-  const int row_blocks = std::min(height, lookback::detail::resident_blocks(rows, policy::row_threads));
-  rows<<<row_blocks, policy::row_threads, 0, stream>>>(d_in, in_pitch, d_table, table_pitch, height, width);
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
   using status_array = tile::status_array<Acc>;
-  const std::int64_t strips = (width + 31) / 32;
-  const std::int64_t chunks = (height + policy::column_chunk - 1) / policy::column_chunk;
-  const std::int64_t tiles = strips * chunks;
+  const std::int64_t tiles_x = (std::int64_t{width} + Policy::tile_columns - 1) / Policy::tile_columns;
+  const std::int64_t bands = (std::int64_t{height} + Policy::tile_rows - 1) / Policy::tile_rows;
+  const std::int64_t tiles = tiles_x * bands;
   if (tiles > std::numeric_limits<unsigned>::max())
-    throw std::invalid_argument("lookback::summed_area_table: the image has too many column tiles");
-  // The tile counter, then the chains' descriptors, all zero ("not ready") before the launch.
-  const std::size_t status_offset = 256;
-  device_buffer<std::byte> d_scratch(status_offset + status_array::bytes_for(tiles * 32), stream);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_scratch.data(), 0, d_scratch.size(), stream));
-  summed_area::device::column_lookback_kernel<policy, Acc>
-      <<<static_cast<unsigned>(tiles), dim3(32, policy::column_groups), 0, stream>>>(
-          d_table, table_pitch, height, width, status_array(d_scratch.data() + status_offset, tiles * 32),
-          reinterpret_cast<unsigned*>(d_scratch.data()));
+    throw std::invalid_argument("lookback::summed_area_table: the image has too many tiles");
+  // The tile counter, the row chains' and the column chains' descriptors, all zero ("not ready").
+  const std::int64_t row_entries = tiles * Policy::tile_rows;
+  const std::int64_t column_entries = tiles * Policy::tile_columns;
+  const lookback::detail::temp_layout layout{sizeof(unsigned), status_array::bytes_for(row_entries),
+                                             status_array::bytes_for(column_entries)};
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::summed_area_table")) return;
+  if (tiles == 0) return;
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
+  device::two_way_lookback_kernel<Policy, In, Acc><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+      d_in, in_pitch, d_table, table_pitch, height, width,
+      status_array(layout.part(d_temp_storage, 1), row_entries),
+      status_array(layout.part(d_temp_storage, 2), column_entries), layout.part<unsigned>(d_temp_storage, 0));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+template <class Acc>
+inline constexpr bool is_accumulator = std::is_same_v<Acc, unsigned> || std::is_same_v<Acc, unsigned long long> ||
+                                       std::is_same_v<Acc, std::uint64_t> || std::is_same_v<Acc, float> ||
+                                       std::is_same_v<Acc, double>;
+
+}  // namespace summed_area::detail
+
+template <class In, class Acc>
+void summed_area_table(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, std::int64_t in_pitch,
+                       Acc* d_table, std::int64_t table_pitch, int height, int width, cudaStream_t stream = nullptr) {
+  static_assert(summed_area::detail::is_accumulator<Acc>, "accumulators: uint32, uint64, float or double");
+  summed_area::detail::table_with_policy<policy::summed_area<Acc>>(d_temp_storage, temp_storage_bytes, d_in, in_pitch,
+                                                                   d_table, table_pitch, height, width, stream);
+}
+
+template <class In, class Acc, class Allocator = stream_allocator>
+void summed_area_table(const In* d_in, std::int64_t in_pitch, Acc* d_table, std::int64_t table_pitch, int height,
+                       int width, cudaStream_t stream = nullptr, Allocator alloc = {}) {
+  lookback::detail::with_temp_storage(alloc, stream, [&](void* d_temp, std::size_t& bytes) {
+    summed_area_table(d_temp, bytes, d_in, in_pitch, d_table, table_pitch, height, width, stream);
+  });
 }
 
 }  // namespace lookback

@@ -1,20 +1,37 @@
 #pragma once
-// Tuning of the summed-area table kernels, kept apart from the code. H100, 8192^2 float: the earlier
-// column pass (band totals, then a second read to write) made the table 0.519 ms, 2.83x a memcpy.
+// Tuning of the summed-area table, kept apart from the code; bench/summed_area_bench.cu times it beside
+// a device memcpy of the image. H100, 8192^2 float:
+//  - A row pass (block scans) then a column pass with band totals and a second read: 0.519 ms, 2.83x
+//    a memcpy. The column pass in one read and one write, a look-back chain per column: 0.389, 2.1x.
+//  - One pass, tiles looking back along rows and down columns (two_way_lookback_kernel.cuh), in one
+//    run with the memcpy at 0.185 ms (2048^2 / 4096^2 / 8192^2, memcpy 0.014 / 0.053 / 0.185 ms):
+//    64 x 128 at four blocks an SM (64 registers) 0.025 / 0.070 / 0.227 (1.23x the memcpy); with
+//    200 or 500 ns before the first poll the same; 64 x 128 at three blocks 0.233; 32 x 128 0.262;
+//    32 x 256 0.241; 64 x 256 0.226 (two blocks); 128 x 128 0.234; 32 x 128 of four warps 0.250.
+//    Reading 4, 8 or 16 predecessors a poll instead of one (more loads in flight on a long walk)
+//    was slower at every size: 8192^2 0.296 / 0.330 / 0.425; the walks are short and the extra
+//    polls contend in L2.
+#include <type_traits>
+
 namespace lookback::policy {
 
-/// Rows: threads and items per thread of the block scan along a row. Columns: a tile of 32 columns by
-/// ColumnGroups * ColumnRows rows, each thread ColumnRows cells of one column in registers.
-template <int RowThreads, int RowItemsPerThread, int ColumnGroups, int ColumnRows, int InitialDelayNs>
+/// A tile of Warps * RowsPerWarp rows by 32 * Segments columns; each thread holds RowsPerWarp rows of
+/// Segments columns, 32 apart, so every load and store of a warp is 32 consecutive cells.
+template <int Warps, int RowsPerWarp, int Segments, int MinBlocks, int InitialDelayNs>
 struct summed_area_config {
-  static constexpr int row_threads = RowThreads;
-  static constexpr int row_items_per_thread = RowItemsPerThread;
-  static constexpr int column_groups = ColumnGroups;
-  static constexpr int column_rows = ColumnRows;
-  static constexpr int column_chunk = ColumnGroups * ColumnRows;
+  static constexpr int warps = Warps;
+  static constexpr int threads = Warps * 32;
+  static constexpr int rows_per_warp = RowsPerWarp;
+  static constexpr int segments = Segments;
+  static constexpr int tile_rows = Warps * RowsPerWarp;
+  static constexpr int tile_columns = 32 * Segments;
+  static constexpr int min_blocks = MinBlocks;
   static constexpr int initial_delay_ns = InitialDelayNs;
 };
 
-struct summed_area : summed_area_config<256, 8, 8, 16, 0> {};
+/// Accumulators of 8 bytes take half the rows, for the same registers.
+template <class Acc>
+struct summed_area
+    : std::conditional_t<sizeof(Acc) <= 4, summed_area_config<8, 8, 4, 4, 0>, summed_area_config<8, 4, 4, 3, 0>> {};
 
 }  // namespace lookback::policy

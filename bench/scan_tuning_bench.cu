@@ -57,6 +57,13 @@ const bool registered = [] {
   register_policy<u32, scan_config<512, 16, true, 1500, p64>>("512x16_vec_wait1500");
   register_policy<u32, scan_config<512, 16, true, 2000, p64>>("512x16_vec_wait2000");
   register_policy<u32, scan_config<256, 16, true, 1100, p64>>("256x16_vec_wait1100");
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4>>("512x16_vec_wait1100_4blocks");
+  register_policy<u32, scan_config<512, 16, true, 700, p64, 4>>("512x16_vec_wait700_4blocks");
+  register_policy<u32, scan_config<256, 16, true, 1100, p64, 8>>("256x16_vec_wait1100_8blocks");
+  register_policy<u32, scan_config<256, 16, true, 1100, p64, 6>>("256x16_vec_wait1100_6blocks");
+  register_policy<u32, scan_config<384, 16, true, 1100, p64, 5>>("384x16_vec_wait1100_5blocks");
+  register_policy<u32, scan_config<256, 32, true, 1100, p64, 4>>("256x32_vec_wait1100_4blocks");
+  register_policy<u64, scan_config<128, 16, false, 1100, p128, 8>>("128x16_wait1100_8blocks");
   register_policy<u64, scan_config<256, 8, false, 0, descriptor::fenced>>("256x8_fenced");
   register_policy<u64, scan_config<128, 16, false, 0, p128>>("128x16");
   register_policy<u64, scan_config<128, 16, false, 1100, p128>>("128x16_wait1100");

@@ -6,6 +6,7 @@
 // storage take it from a stream-ordered allocator. Nothing here synchronises the host; the input and
 // output may be the same array (in place).
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/scan_kernel.cuh>
 #include <lookback/primitives/error.cuh>
@@ -43,7 +44,9 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
     aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
-  device::single_pass_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+  const auto kernel = device::single_pass_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, Op, status_array>;
+  if constexpr (Policy::min_blocks > 0) prefer_shared_memory(kernel);
+  kernel<<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
       d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
       static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
   LOOKBACK_CUDA_TRY(cudaGetLastError());

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace lookback::detail {
 
@@ -25,6 +26,22 @@ void allow_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
     throw std::invalid_argument("a block needs " + std::to_string(dynamic_shared_bytes) +
                                 " bytes of shared memory; the device allows " + std::to_string(optin));
   LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+}
+
+/// Asks for the largest shared-memory carveout for `kernel`, once per kernel and device: a kernel whose
+/// registers allow more blocks an SM than the default carveout's shared memory does.
+template <class Kernel>
+void prefer_shared_memory(Kernel kernel) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, bool> done;
+  int device = 0;
+  LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (done.count(key) != 0) return;
+  LOOKBACK_CUDA_TRY(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  done[key] = true;
 }
 
 template <class Kernel>

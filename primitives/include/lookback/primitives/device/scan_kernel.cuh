@@ -55,7 +55,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, int valid, T (&item
 /// Tile ids come from tile::acquire_tile. (Loading tile blockIdx.x while the id is on the way, and a persistent grid that fetches its next id
 /// early, both measured slower: bench/scan_tuning_bench.cu history in policy/scan_policy.cuh.)
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op, class StatusArray>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     single_pass_scan_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, Init init, StatusArray tiles,
                             unsigned* d_tile_counter, bool aligned) {
   using T = lookback::detail::init_value_t<Init>;

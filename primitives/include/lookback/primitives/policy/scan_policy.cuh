@@ -9,6 +9,12 @@
 //     persistent grid fetching its next id early (1.10 to 1.25: reserved, unstarted tiles stall the
 //     look-backs behind them), each thread loading its own items as vectors without the
 //     transposition (0.99), a 64 to 500 ns back-off between polls alone (no change).
+//   H100, uint32, one run (CUB 0.882, memcpy 0.717, the 512x16 default 0.868): ncu of the default
+//     showed 60% of warp stalls at the barrier behind the look-back warp, 40 registers and shared
+//     memory for three blocks an SM. Registers capped for more blocks (and the largest shared-memory
+//     carveout): 512x16 four blocks 0.847 (32 registers, no spills), with a 700 ns first wait
+//     0.869; 256x16 eight 0.856, six 0.902; 384x16 five 0.859; 256x32 four 0.853. uint64 128x16
+//     eight blocks 1.60 against 1.56.
 //   uint64 (CUB 1.248 ms, memcpy 1.014 ms): value/fence/flag descriptors 2.11 ms, one 16-byte word
 //     1.30 (128x16); 256x8 1.44; vector accesses 1.31; 700 ns first wait 1.25.
 #include <lookback/primitives/tile/tile_status.cuh>
@@ -18,9 +24,12 @@
 namespace lookback::policy {
 
 /// Tile shape; 16-byte vector global accesses (warp-striped, for aligned arrays); the look-back's wait
-/// before its first poll; how descriptors publish.
-template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, tile::descriptor Descriptor>
+/// before its first poll; how descriptors publish; the blocks an SM must hold (0: the compiler's
+/// registers), for which the kernel also asks for the largest shared-memory carveout.
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, tile::descriptor Descriptor,
+          int MinBlocks = 0>
 struct scan_config {
+  static constexpr int min_blocks = MinBlocks;
   static constexpr bool vector_access = VectorAccess;
   static constexpr int initial_delay_ns = InitialDelayNs;
   static constexpr int threads = Threads;
@@ -29,12 +38,13 @@ struct scan_config {
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
-/// 4-byte values: 512 threads x 16 items (32 KiB tiles) with vector accesses; 8-byte values: 128 x 16
-/// (16 KiB tiles); wider values 128 x 4, to stay within a block's 48 KiB of static shared memory
-/// (not measured). All wait 1.1 us before the first look-back poll.
+/// 4-byte values: 512 threads x 16 items (32 KiB tiles) with vector accesses, registers capped for four
+/// blocks an SM; 8-byte values: 128 x 16 (16 KiB tiles); wider values 128 x 4, to stay within a
+/// block's 48 KiB of static shared memory (not measured). All wait 1.1 us before the first look-back
+/// poll.
 template <class T>
 struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, sizeof(T) <= 4, 1100,
-                          tile::default_descriptor<T>> {};
+                          tile::default_descriptor<T>, sizeof(T) <= 4 ? 4 : 0> {};
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:
 /// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items, and windows of 32 granules

@@ -1,7 +1,8 @@
 // Radix sort of keys over all their bits: lookback beside cub::DeviceRadixSort, thrust::sort (or
 // sort_by_key) and a device memcpy of the keys (and values), for uint32 keys, uint32/uint32 pairs and
-// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at); uint32 keys
-// descending and over bits [8, 24) beside CUB's at 2^24 and 2^28.
+// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at); float32 and
+// int32 keys, uint32/uint64 and uint64/uint64 pairs beside CUB at 2^24 and 2^28 (2^27 for 8-byte
+// keys); uint32 keys descending and over bits [8, 24) beside CUB's at 2^24 and 2^28.
 #include "support/bench_support.cuh"
 
 #include <lookback/algorithms/radix_sort.cuh>
@@ -27,13 +28,14 @@ template <class Key, class Value>
 void register_case(const char* op, impl which, std::int64_t n, sort_bits bits = {}) {
   constexpr bool pairs = !std::is_same_v<Value, void>;
   using value_t = std::conditional_t<pairs, Value, std::uint32_t>;
-  const io::dtype type = sizeof(Key) == 4 ? io::dtype::uint32 : io::dtype::uint64;
+  const io::dtype type = io::dtype_of<Key>();
   register_gpu_benchmark(bench_name(op, impl_name(which), type, n), [=](benchmark::State& state) {
     const auto* d_keys_in = static_cast<const Key*>(random_input(type, n, spread::all_bits));
     const std::size_t key_bytes = static_cast<std::size_t>(n) * sizeof(Key);
     const std::size_t value_bytes = pairs ? static_cast<std::size_t>(n) * sizeof(value_t) : 0;
     auto* d_keys_out = static_cast<Key*>(scratch(key_bytes, 0));
-    const auto* d_values_in = static_cast<const value_t*>(pairs ? random_input(io::dtype::uint32, n) : nullptr);
+    const auto* d_values_in =
+        static_cast<const value_t*>(pairs ? random_input(io::dtype_of<value_t>(), n, spread::all_bits) : nullptr);
     auto* d_values_out = static_cast<value_t*>(pairs ? scratch(value_bytes, 1) : nullptr);
     // Keys and values read and written once: what a single pass would move.
     const double bytes = 2.0 * static_cast<double>(key_bytes + value_bytes);
@@ -94,6 +96,16 @@ const bool registered = [] {
   register_op<std::uint32_t, void>("sort_keys", std::int64_t{1} << 28);
   register_op<std::uint32_t, std::uint32_t>("sort_pairs", std::int64_t{1} << 28);
   register_op<std::uint64_t, void>("sort_keys", std::int64_t{1} << 27);
+  // The other key types and value widths at 2^24 and the issue's largest size, beside CUB: float32
+  // keys in [0, 1), int32 keys over every bit, uint32 keys with uint64 values, uint64/uint64 pairs.
+  for (const impl which : {impl::lookback, impl::cub})
+    for (const int log_n : {24, 28}) {
+      const std::int64_t n = std::int64_t{1} << log_n;
+      register_case<float, void>("sort_keys", which, n);
+      register_case<std::int32_t, void>("sort_keys", which, n);
+      register_case<std::uint32_t, std::uint64_t>("sort_pairs_u64_values", which, n);
+      register_case<std::uint64_t, std::uint64_t>("sort_pairs", which, log_n == 28 ? n / 2 : n);
+    }
   // Descending and a 16-bit range (two passes) beside the ascending full-width rows above.
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28})
     for (const impl which : {impl::lookback, impl::cub}) {

@@ -55,7 +55,8 @@ const bool registered = [] {
   register_both<select_config<256, 16, true, 500, 6>>("256x16_6blocks_wait500", {20, 24});
   register_both<select_config<256, 16, true, 0, 6>>("256x16_6blocks_nowait", {20, 24});
   register_both<select_config<256, 16, true, 1100, 8>>("256x16_8blocks");
-  register_both<select_config<512, 16, true, 1100, 4>>("512x16_4blocks");
+  register_both<select_config<512, 16, true, 1100, 4>>("512x16_4blocks", {24, 28});
+  register_both<select_config<256, 32, true, 1100, 4>>("256x32_4blocks", {24, 28});
   register_both<select_config<256, 8, true, 1100, 8>>("256x8_8blocks");
   register_both<select_config<512, 8, true, 1100, 4>>("512x8_4blocks");
   return true;

@@ -9,6 +9,8 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,28 +43,40 @@ void check_table(int height, int width, int pad, std::uint64_t salt) {
     }
   const cuda_stream stream;
   const auto d_image = to_device(image, stream);
-  device_buffer<Acc> d_table(static_cast<std::size_t>(height) * pitch, stream);
+  // The table's pitch differs from the image's, and its padding must stay poisoned.
+  const int table_pitch = width + 2 * pad + 3;
+  device_buffer<Acc> d_table(static_cast<std::size_t>(height) * table_pitch, stream);
   d_table.fill_bytes(poison_byte);
-  if constexpr (std::is_same_v<Policy, policy::summed_area<Acc>>) {
-    summed_area_table(d_image.data(), pitch, d_table.data(), pitch, height, width, stream.get());
-  } else {
-    // Caller-provided temporary storage, poisoned: the table must reset what it uses.
-    std::size_t temp_bytes = 0;
-    summed_area::detail::table_with_policy<Policy>(nullptr, temp_bytes, d_image.data(), pitch, d_table.data(), pitch,
-                                                   height, width, stream.get());
-    device_buffer<std::byte> d_temp(temp_bytes, stream);
-    d_temp.fill_bytes(poison_byte);
-    summed_area::detail::table_with_policy<Policy>(d_temp.data(), temp_bytes, d_image.data(), pitch, d_table.data(),
-                                                   pitch, height, width, stream.get());
-  }
+  // Caller-provided temporary storage, poisoned: the table must reset what it uses.
+  const auto run = [&](void* d_temp, std::size_t& temp_bytes) {
+    if constexpr (std::is_same_v<Policy, policy::summed_area<Acc>>)
+      summed_area_table(d_temp, temp_bytes, d_image.data(), pitch, d_table.data(), table_pitch, height, width,
+                        stream.get());
+    else
+      summed_area::detail::table_with_policy<Policy>(d_temp, temp_bytes, d_image.data(), pitch, d_table.data(),
+                                                     table_pitch, height, width, stream.get());
+  };
+  std::size_t temp_bytes = 0;
+  run(nullptr, temp_bytes);
+  device_buffer<std::byte> d_temp(temp_bytes, stream);
+  d_temp.fill_bytes(poison_byte);
+  run(d_temp.data(), temp_bytes);
   const auto table = to_host(d_table);
+  Acc poison;
+  std::memset(&poison, poison_byte, sizeof(poison));
+  for (int r = 0; r < height; ++r)
+    for (int c = width; c < table_pitch; ++c)
+      if (std::memcmp(&table[static_cast<std::size_t>(r) * table_pitch + c], &poison, sizeof(Acc)) != 0) {
+        ADD_FAILURE() << height << "x" << width << ": the padding at (" << r << ", " << c << ") was written";
+        return;
+      }
   const std::string what = std::to_string(height) + "x" + std::to_string(width) + " pad " + std::to_string(pad) +
                            ", " + std::to_string(sizeof(In)) + "-byte samples into " + std::to_string(sizeof(Acc)) +
                            "-byte " + (std::is_floating_point_v<Acc> ? "floating" : "integer") + " sums";
   for (int r = 0; r < height; ++r)
     for (int c = 0; c < width; ++c) {
       const long double want = expected[static_cast<std::size_t>(r) * width + c];
-      const long double got = table[static_cast<std::size_t>(r) * pitch + c];
+      const long double got = table[static_cast<std::size_t>(r) * table_pitch + c];
       // Float sums round once per addition along a row and a column: a relative bound, by the count.
       const long double tolerance =
           std::is_floating_point_v<Acc> ? want * std::numeric_limits<Acc>::epsilon() * (r + c + 2) * 2 : 0;
@@ -108,7 +122,7 @@ TEST_F(summed_area, other_tile_shapes_give_the_same_table) {
   }
 }
 
-TEST_F(summed_area, temporary_storage_smaller_than_asked_is_refused) {
+TEST_F(summed_area, refuses_short_storage_and_images_a_tile_short_of_2_pow_31) {
   const cuda_stream stream;
   device_buffer<float> d_image(64 * 64, stream);
   device_buffer<float> d_table(64 * 64, stream);
@@ -118,6 +132,13 @@ TEST_F(summed_area, temporary_storage_smaller_than_asked_is_refused) {
   device_buffer<std::byte> d_temp(bytes, stream);
   std::size_t short_bytes = bytes - 1;
   EXPECT_THROW(summed_area_table(d_temp.data(), short_bytes, d_image.data(), 64, d_table.data(), 64, 64, 64,
+                                 stream.get()),
+               std::invalid_argument);
+  constexpr int near_limit = std::numeric_limits<int>::max() - 10;
+  std::size_t query = 0;
+  EXPECT_THROW(summed_area_table(nullptr, query, d_image.data(), 1, d_table.data(), 1, near_limit, 1, stream.get()),
+               std::invalid_argument);
+  EXPECT_THROW(summed_area_table(nullptr, query, d_image.data(), near_limit, d_table.data(), near_limit, 1, near_limit,
                                  stream.get()),
                std::invalid_argument);
 }

@@ -31,11 +31,15 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   if (height < 0 || width < 0) throw std::invalid_argument("lookback::summed_area_table: negative image size");
   if (in_pitch < width || table_pitch < width)
     throw std::invalid_argument("lookback::summed_area_table: a row pitch is smaller than the width");
+  // Row and column indices run to a whole tile past the image in 32-bit arithmetic.
+  if (height > std::numeric_limits<int>::max() - Policy::tile_rows ||
+      width > std::numeric_limits<int>::max() - Policy::tile_columns)
+    throw std::invalid_argument("lookback::summed_area_table: the image is within a tile of 2^31 rows or columns");
   using status_array = tile::status_array<Acc>;
   const std::int64_t tiles_x = (std::int64_t{width} + Policy::tile_columns - 1) / Policy::tile_columns;
   const std::int64_t bands = (std::int64_t{height} + Policy::tile_rows - 1) / Policy::tile_rows;
   const std::int64_t tiles = tiles_x * bands;
-  if (tiles > std::numeric_limits<unsigned>::max())
+  if (tiles > std::numeric_limits<int>::max())
     throw std::invalid_argument("lookback::summed_area_table: the image has too many tiles");
   // The tile counter, the row chains' and the column chains' descriptors, all zero ("not ready").
   const std::int64_t row_entries = tiles * Policy::tile_rows;

@@ -19,6 +19,12 @@
 //     0.074; 128x16 twelve 0.018 / 0.018 / 0.020 and 0.056 / 0.062 / 0.075; 256x16 six with a wait of
 //     500 ns 0.017 / 0.017 / 0.018 and 0.054 / 0.062 / 0.080, with none 0.018 / 0.018 / 0.019 and
 //     0.056 / 0.066 / 0.083. Hence 384x16 up to 2^21, between the sizes measured.
+//   With the largest shared-memory carveout asked for every capped policy (as the scan does), one run
+//     (CUB 2^24 0.059 / 0.065 / 0.076, 2^28 0.671 / 0.784 / 0.976): 256x16 six blocks 2^28 0.598 /
+//     0.736 / 0.951, 3-5% slower than without; 384x16 four 0.590 / 0.721 / 0.950; 256x24 four 0.622 /
+//     0.734 / 0.891 and 2^24 0.059 / 0.067 / 0.077; 256x32 four 0.563 / 0.708 / 0.940 and 2^24
+//     0.057 / 0.068 / 0.088; 512x16 four 0.583 / 0.746 / 0.997; 128x16 twelve 0.638 / 0.752 / 0.939.
+//     Not kept: no shape wins at every fraction, and 2^24 at 99% kept stays level with CUB at best.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

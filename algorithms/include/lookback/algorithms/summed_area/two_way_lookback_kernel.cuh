@@ -32,6 +32,7 @@ struct two_way_storage {
 
 /// Row chains: chain (band * TH + row in tile) over tiles tx; column chains: chain (tx * TW + column in
 /// tile) over bands. Each thread holds rows w * RowsPerWarp + i of its warp w, columns s * 32 + lane.
+/// Heights and widths stay a tile short of 2^31 (the host checks), so cell indices fit an int.
 template <class Policy, class In, class Acc, class RowChains, class ColumnChains>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     two_way_lookback_kernel(const In* d_in, std::int64_t in_pitch, Acc* d_table, std::int64_t table_pitch, int height,
@@ -43,8 +44,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   static_assert(TH % 32 == 0 && TH < Policy::threads && TW <= Policy::threads, "a thread per row and per column");
   __shared__ two_way_storage<Policy, Acc> s;
 
-  const std::int64_t tiles_x = (width + TW - 1) / TW;
-  const std::int64_t bands = (height + TH - 1) / TH;
+  const std::int64_t tiles_x = (std::int64_t{width} + TW - 1) / TW;
+  const std::int64_t bands = (std::int64_t{height} + TH - 1) / TH;
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   const std::int64_t ty = tile / tiles_x;
   const std::int64_t tx = tile - ty * tiles_x;

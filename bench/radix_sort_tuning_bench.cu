@@ -11,14 +11,14 @@ namespace {
 using policy::onesweep_config;
 using policy::radix_histogram_config;
 
-template <class Histogram, class Pass, class Value>
+template <class Histogram, class Pass, class Value, class Key = std::uint32_t>
 void register_policy(const char* label, std::initializer_list<int> log_sizes = {16, 17, 18, 19, 20, 22, 24}) {
   constexpr bool pairs = !std::is_same_v<Value, radix::no_value>;
   for (const int log_n : log_sizes) {
     const std::int64_t n = std::int64_t{1} << log_n;
     const std::string op = pairs ? "sort_tune_pairs" : "sort_tune_keys";
-    register_gpu_benchmark(bench_name(op.c_str(), label, io::dtype::uint32, n), [=](benchmark::State& state) {
-      const void* d_keys = random_input(io::dtype::uint32, n, spread::all_bits);
+    register_gpu_benchmark(bench_name(op.c_str(), label, io::dtype_of<Key>(), n), [=](benchmark::State& state) {
+      const void* d_keys = random_input(io::dtype_of<Key>(), n, spread::all_bits);
       const std::size_t bytes = static_cast<std::size_t>(n) * 4;
       const radix::sort_buffers buffers{d_keys,
                                         scratch(bytes, 0),
@@ -28,7 +28,7 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
                                         nullptr,
                                         false};
       const auto run = [&](void* d_temp, std::size_t& temp_bytes) {
-        radix::detail::sort_with_passes<Histogram, Pass, std::uint32_t, Value, false>(d_temp, temp_bytes, buffers, n, 0,
+        radix::detail::sort_with_passes<Histogram, Pass, Key, Value, false>(d_temp, temp_bytes, buffers, n, 0,
                                                                                        32, true, stream());
       };
       std::size_t temp_bytes = 0;
@@ -65,6 +65,9 @@ const bool registered = [] {
   register_policy<h1, onesweep_config<256, 8, 0, 4, false>, u32>("256x8");
   register_policy<h1, onesweep_config<256, 16, 0, 3, false>, u32>("256x16");
   register_policy<h1, onesweep_config<384, 12, 0, 2, false>, u32>("384x12");
+  // Skewed digits: floats in [0, 1), whose top byte takes a few values.
+  register_policy<h4, policy::radix_sort<float, keys>::onesweep, keys, float>("large", {24, 28});
+  register_policy<h4, policy::radix_sort<float, u32>::onesweep, u32, float>("large", {24, 28});
   return true;
 }();
 

@@ -4,10 +4,9 @@
 // wait_for_prior_grid until that grid has completed and its writes are visible. A chain of short
 // kernels (a sort's passes) so loses the gap between one kernel's last block and the next one's first.
 // Older devices launch the same kernels in plain stream order, where both device calls are no-ops.
+#include <lookback/primitives/detail/per_kernel_cache.cuh>
 #include <lookback/primitives/error.cuh>
 
-#include <map>
-#include <mutex>
 #include <utility>
 
 namespace lookback::detail {
@@ -34,18 +33,13 @@ __device__ __forceinline__ void allow_dependent_launch() {
 /// Hopper, has no wait). Cached per kernel and device.
 template <class Kernel>
 bool dependent_launch_supported(Kernel kernel) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, bool> cache;
-  int device = 0;
-  LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
-  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  int major = 0;
-  LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  cudaFuncAttributes attributes{};
-  LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-  return cache[key] = major >= 9 && attributes.ptxVersion >= 90;
+  return cached_per_kernel<bool>(kernel, 0, 0, [&](int device) {
+    int major = 0;
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    cudaFuncAttributes attributes{};
+    LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    return major >= 9 && attributes.ptxVersion >= 90;
+  });
 }
 
 /// Launches `kernel` allowed to overlap the end of the stream's previous kernel; it must call

@@ -65,6 +65,10 @@ const bool registered = [] {
   register_policy<h1, onesweep_config<256, 8, 0, 4, false>, u32>("256x8");
   register_policy<h1, onesweep_config<256, 16, 0, 3, false>, u32>("256x16");
   register_policy<h1, onesweep_config<384, 12, 0, 2, false>, u32>("384x12");
+  // Look-back reading 1, 2 or 4 predecessors at a time.
+  register_policy<h4, onesweep_config<384, 32, 0, 2, true, 1>, keys>("window1", {24, 28});
+  register_policy<h4, onesweep_config<384, 32, 0, 2, true, 4>, keys>("window4", {24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 2>, u32>("window2", {24, 28});
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
   register_policy<h4, policy::radix_sort<float, keys>::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::onesweep, u32, float>("large", {24, 28});

@@ -18,10 +18,10 @@ __device__ __forceinline__ void publish_digit_count(const StatusArray& tiles, st
 }
 
 /// Called later by the same thread: the number of keys with the digit in all earlier tiles.
-template <int InitialDelayNs, class StatusArray>
+template <int InitialDelayNs, int Window, class StatusArray>
 __device__ __forceinline__ unsigned digit_exclusive_count(const StatusArray& tiles, std::int64_t tile, int digit,
                                                           int digits, unsigned count) {
-  return tile::chain_exclusive_prefix<InitialDelayNs>(tiles, tile, digit, digits, count, sum{}, 0u);
+  return tile::chain_exclusive_prefix<InitialDelayNs, Window>(tiles, tile, digit, digits, count, sum{}, 0u);
 }
 
 }  // namespace lookback::radix

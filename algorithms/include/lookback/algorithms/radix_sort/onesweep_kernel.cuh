@@ -130,7 +130,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
   // The look-back's waits overlap other warps' ranking.
   if (d < radix_digits) {
-    const unsigned before = digit_exclusive_count<Policy::initial_delay_ns>(tiles, tile, d, radix_digits, count);
+    const unsigned before = digit_exclusive_count<Policy::initial_delay_ns, Policy::lookback_window>(
+        tiles, tile, d, radix_digits, count);
     s.digit_out[d] = d_counters->bases[pass * radix_digits + d] + before - start;
   }
   __syncthreads();

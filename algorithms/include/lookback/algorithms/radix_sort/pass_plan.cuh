@@ -147,13 +147,23 @@ __global__ void __launch_bounds__(Policy::threads)
 #pragma unroll
   for (int p = 0; p < key_passes; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
   __syncthreads();
-  histogram::device::for_each_sample<Policy>(d_keys, n, aligned, [&](Key key, bool valid) {
-    if (!valid) return;
-    const auto bits = ordered_bits<Key, Descending>(key);
+  // Every pass of the key, the common case, as straight-line code: a test of each pass against the
+  // pass count put a branch around each atomic (2^28 uint32 keys on an H100, ncu at base clocks: 584
+  // us with the tests, 565 without).
+  const auto count_sample = [&](auto every_pass) {
+    return [&](Key key, bool valid) {
+      if (!valid) return;
+      const auto bits = ordered_bits<Key, Descending>(key);
 #pragma unroll
-    for (int p = 0; p < key_passes; ++p)
-      if (p < passes) atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
-  });
+      for (int p = 0; p < key_passes; ++p)
+        if (decltype(every_pass)::value || p < passes)
+          atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
+    };
+  };
+  if (passes == key_passes)
+    histogram::device::for_each_sample<Policy>(d_keys, n, aligned, count_sample(std::true_type{}));
+  else
+    histogram::device::for_each_sample<Policy>(d_keys, n, aligned, count_sample(std::false_type{}));
   __syncthreads();
   sort_counters& c = *d_counters;
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)

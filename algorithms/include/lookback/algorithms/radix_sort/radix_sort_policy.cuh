@@ -43,6 +43,19 @@
 //    votes, one add for all lanes of a digit, instead of an atomic a key that queues on the same word
 //    when digits repeat: float32 6.57 ms, uint32 6.02, pairs of float32 keys 10.6 against 8.12. The
 //    same-word atomics are not what skew costs. Not kept.
+//  - ncu per kernel, 2^28 keys, base clocks: uint32 histogram 584 us and each pass 1.25 ms (541 M warp
+//    instructions, ALU 61%, 2 IPC, 37% occupancy); float32 658 us and 1.32-1.39 ms, with 16% more
+//    instructions (a float's digit, recomputed three times a key, costs a -0.0 test and a flip: seven
+//    instructions against two), so skew is not the cause either; int32 610 us and 1.27 ms. Stall
+//    samples of a float pass: ranking 41%, the look-back and the barrier after it 18%, the scatter
+//    17%, load, count and scans 23%.
+//  - The look-back reading 1, 2 or 4 predecessors at a time (tile/chained_lookback.cuh), 2^28 uint32
+//    keys: 4.79-4.83 / 4.69-4.71 / 4.82-4.84 ms (2^24: 0.365 / 0.352 / 0.348); pairs 8.22-8.43 /
+//    8.41-8.66 / 8.51; uint64 keys within 1%. Keys take 2, pairs 1.
+//  - Not kept, 2^28 uint32 keys with a window of 2 (4.71 ms): the ranking's leader atomic predicated in
+//    PTX instead of branched around, 4.74; keys loaded with ld.global.cs 4.88, ld.global.nc 4.80;
+//    scattered with st.global.cg 4.83, st.global.cs 4.85. Pairs: ld.global.cs 9.06, st.global.cs 11.0
+//    against 8.41.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -58,9 +71,11 @@ struct radix_histogram_config {
 
 /// One digit pass: threads per block (the first 256 also own a digit each for the look-back), keys
 /// per thread, the wait before a digit's first look-back poll, blocks per SM the registers must allow,
-/// and the form of the ranking's votes (radix_sort/warp_rank.cuh).
-template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes>
+/// the form of the ranking's votes (radix_sort/warp_rank.cuh), and how many predecessors a digit's
+/// look-back reads at a time.
+template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes, int LookbackWindow = 1>
 struct onesweep_config {
+  static constexpr int lookback_window = LookbackWindow;
   static constexpr int threads = Threads;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int items_per_thread = ItemsPerThread;
@@ -80,7 +95,8 @@ struct radix_sort {
   using small_onesweep =
       std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true>, onesweep_config<384, 12, 0, 2, false>>;
   using histogram = radix_histogram_config<256, 4>;
-  using keys_pass = std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true>, onesweep_config<384, 32, 0, 2, true>>;
+  using keys_pass =
+      std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;
   using pairs_pass =
       std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>, onesweep_config<512, 24, 0, 2, false>>;
   using onesweep = std::conditional_t<keys_only, keys_pass, pairs_pass>;

@@ -69,6 +69,9 @@ const bool registered = [] {
   register_policy<h4, onesweep_config<384, 32, 0, 2, true, 1>, keys>("window1", {24, 28});
   register_policy<h4, onesweep_config<384, 32, 0, 2, true, 4>, keys>("window4", {24, 28});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false, 2>, u32>("window2", {24, 28});
+  register_policy<h1, onesweep_config<384, 16, 0, 2, true, 2>, keys>("384x16_window2", {16, 18, 19, 20});
+  register_policy<h1, onesweep_config<384, 12, 0, 2, false, 2>, u32>("384x12_window2", {16, 18, 20, 21});
+  register_policy<h1, onesweep_config<384, 12, 0, 2, false, 4>, u32>("384x12_window4", {16, 18, 20, 21});
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
   register_policy<h4, policy::radix_sort<float, keys>::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::onesweep, u32, float>("large", {24, 28});

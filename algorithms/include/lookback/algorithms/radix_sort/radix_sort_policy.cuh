@@ -51,7 +51,10 @@
 //    17%, load, count and scans 23%.
 //  - The look-back reading 1, 2 or 4 predecessors at a time (tile/chained_lookback.cuh), 2^28 uint32
 //    keys: 4.79-4.83 / 4.69-4.71 / 4.82-4.84 ms (2^24: 0.365 / 0.352 / 0.348); pairs 8.22-8.43 /
-//    8.41-8.66 / 8.51; uint64 keys within 1%. Keys take 2, pairs 1.
+//    8.41-8.66 / 8.51; uint64 keys within 1%. Small tiles, 2^16 / 2^18 / 2^19 / 2^20: keys (384 x 16)
+//    0.040 / 0.051 / 0.056 / 0.074 against 0.044 / 0.046 / 0.053 / 0.070 with 2; pairs (384 x 12)
+//    0.048 / 0.058 / - / 0.090, with 2 0.046 / 0.052 / - / 0.084, with 4 0.045 / 0.051 / - / 0.082 (CUB
+//    0.070 and 0.089 at 2^16 and 2^20). Large keys and small keys take 2, small pairs 4, large pairs 1.
 //  - Not kept, 2^28 uint32 keys with a window of 2 (4.71 ms): the ranking's leader atomic predicated in
 //    PTX instead of branched around, 4.74; keys loaded with ld.global.cs 4.88, ld.global.nc 4.80;
 //    scattered with st.global.cg 4.83, st.global.cs 4.85. Pairs: ld.global.cs 9.06, st.global.cs 11.0
@@ -93,7 +96,7 @@ struct radix_sort {
   static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 19 : 21);
   using small_histogram = radix_histogram_config<256, 1>;
   using small_onesweep =
-      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true>, onesweep_config<384, 12, 0, 2, false>>;
+      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>;
   using histogram = radix_histogram_config<256, 4>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;

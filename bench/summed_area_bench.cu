@@ -36,6 +36,7 @@ const bool registered = [] {
     register_table<summed_area_config<8, 8, 4, 4, 200>>("sat_tune", "64x128_delay200", side);
     register_table<summed_area_config<8, 8, 4, 4, 500>>("sat_tune", "64x128_delay500", side);
     register_table<summed_area_config<8, 8, 4, 3, 0>>("sat_tune", "64x128_3blocks", side);
+    register_table<summed_area_config<8, 8, 4, 4, 0, 2>>("sat_tune", "64x128_window2", side);
     register_table<summed_area_config<8, 4, 4, 4, 0>>("sat_tune", "32x128", side);
     register_table<summed_area_config<8, 4, 8, 3, 0>>("sat_tune", "32x256", side);
     register_table<summed_area_config<8, 8, 8, 2, 0>>("sat_tune", "64x256", side);

@@ -50,7 +50,7 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   if (tiles == 0) return;
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   device::two_way_lookback_kernel<Policy, In, Acc><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      d_in, in_pitch, d_table, table_pitch, height, width,
+      d_in, in_pitch, d_table, table_pitch, height, width, tiles_x, bands,
       status_array(layout.part(d_temp_storage, 1), row_entries),
       status_array(layout.part(d_temp_storage, 2), column_entries), layout.part<unsigned>(d_temp_storage, 0));
   LOOKBACK_CUDA_TRY(cudaGetLastError());

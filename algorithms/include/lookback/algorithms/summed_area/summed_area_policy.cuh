@@ -17,14 +17,19 @@
 //    tiles' own parts, published as soon as a tile has loaded, the corner the sum above and to the
 //    left, published after the row look-back): 0.274 ms against 0.227; 64 x 256 of 16 warps 0.249,
 //    128 x 128 0.259. Not kept.
+//  - Two predecessors a read (tile/chained_lookback.cuh's window, which the sort's digit passes
+//    gained from), H200 at 2048^2 / 4096^2 / 8192^2: 0.025 / 0.063 / 0.199 ms against 0.023 / 0.061
+//    / 0.193 with one (memcpy 0.133 ms at 8192^2). Not kept.
 #include <type_traits>
 
 namespace lookback::policy {
 
 /// A tile of Warps * RowsPerWarp rows by 32 * Segments columns; each thread holds RowsPerWarp rows of
-/// Segments columns, 32 apart, so every load and store of a warp is 32 consecutive cells.
-template <int Warps, int RowsPerWarp, int Segments, int MinBlocks, int InitialDelayNs>
+/// Segments columns, 32 apart, so every load and store of a warp is 32 consecutive cells. The look-backs
+/// read LookbackWindow predecessors at a time.
+template <int Warps, int RowsPerWarp, int Segments, int MinBlocks, int InitialDelayNs, int LookbackWindow = 1>
 struct summed_area_config {
+  static constexpr int lookback_window = LookbackWindow;
   static constexpr int warps = Warps;
   static constexpr int threads = Warps * 32;
   static constexpr int rows_per_warp = RowsPerWarp;

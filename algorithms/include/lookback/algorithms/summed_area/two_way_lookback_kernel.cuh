@@ -33,10 +33,11 @@ struct two_way_storage {
 /// Row chains: chain (band * TH + row in tile) over tiles tx; column chains: chain (tx * TW + column in
 /// tile) over bands. Each thread holds rows w * RowsPerWarp + i of its warp w, columns s * 32 + lane.
 /// Heights and widths stay a tile short of 2^31 (the host checks), so cell indices fit an int.
-template <class Policy, class In, class Acc, class RowChains, class ColumnChains>
+template <class Policy, class In, class Acc, class Chains>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     two_way_lookback_kernel(const In* d_in, std::int64_t in_pitch, Acc* d_table, std::int64_t table_pitch, int height,
-                            int width, RowChains rows, ColumnChains columns, unsigned* d_tile_counter) {
+                            int width, std::int64_t tiles_x, std::int64_t bands, Chains rows, Chains columns,
+                            unsigned* d_tile_counter) {
   constexpr int R = Policy::rows_per_warp;
   constexpr int S = Policy::segments;
   constexpr int TH = Policy::tile_rows;
@@ -44,8 +45,6 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   static_assert(TH % 32 == 0 && TH < Policy::threads && TW <= Policy::threads, "a thread per row and per column");
   __shared__ two_way_storage<Policy, Acc> s;
 
-  const std::int64_t tiles_x = (std::int64_t{width} + TW - 1) / TW;
-  const std::int64_t bands = (std::int64_t{height} + TH - 1) / TH;
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
   const std::int64_t ty = tile / tiles_x;
   const std::int64_t tx = tile - ty * tiles_x;
@@ -90,8 +89,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     const std::int64_t chains = bands * TH;
     const Acc total = s.row_total[t];
     tile::publish_chain_aggregate(rows, tx, chain, chains, total);
-    const Acc left_sum =
-        tile::chain_exclusive_prefix<Policy::initial_delay_ns>(rows, tx, chain, chains, total, sum{}, Acc{0});
+    const Acc left_sum = tile::chain_exclusive_prefix<Policy::initial_delay_ns, Policy::lookback_window>(
+        rows, tx, chain, chains, total, sum{}, Acc{0});
     const Acc within = warp::inclusive_scan(left_sum, sum{});
     s.row_total[t] = within;
     if (lane == 31) s.row_warp_total[t / 32] = within;
@@ -119,8 +118,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     const std::int64_t chains = tiles_x * TW;
     const Acc aggregate = s.column_before[t] + left_total;
     tile::publish_chain_aggregate(columns, ty, chain, chains, aggregate);
-    s.column_before[t] =
-        tile::chain_exclusive_prefix<Policy::initial_delay_ns>(columns, ty, chain, chains, aggregate, sum{}, Acc{0});
+    s.column_before[t] = tile::chain_exclusive_prefix<Policy::initial_delay_ns, Policy::lookback_window>(
+        columns, ty, chain, chains, aggregate, sum{}, Acc{0});
   }
   __syncthreads();
 

@@ -19,7 +19,7 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
     const std::string op = pairs ? "sort_tune_pairs" : "sort_tune_keys";
     register_gpu_benchmark(bench_name(op.c_str(), label, io::dtype_of<Key>(), n), [=](benchmark::State& state) {
       const void* d_keys = random_input(io::dtype_of<Key>(), n, spread::all_bits);
-      const std::size_t bytes = static_cast<std::size_t>(n) * 4;
+      const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(Key);
       const radix::sort_buffers buffers{d_keys,
                                         scratch(bytes, 0),
                                         nullptr,
@@ -29,7 +29,8 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
                                         false};
       const auto run = [&](void* d_temp, std::size_t& temp_bytes) {
         radix::detail::sort_with_passes<Histogram, Pass, Key, Value, false>(d_temp, temp_bytes, buffers, n, 0,
-                                                                                       32, true, stream());
+                                                                            8 * static_cast<int>(sizeof(Key)), true,
+                                                                            stream());
       };
       std::size_t temp_bytes = 0;
       run(nullptr, temp_bytes);

@@ -13,8 +13,7 @@ using policy::scan_config;
 using tile::descriptor;
 
 template <class T, class Policy>
-void register_policy(const char* label) {
-  const std::int64_t n = std::int64_t{1} << 28;
+void register_policy_at(const char* label, std::int64_t n) {
   const io::dtype type = io::dtype_of<T>();
   register_gpu_benchmark(bench_name("scan_tune", label, type, n), [=](benchmark::State& state) {
     const T* d_in = static_cast<const T*>(random_input(type, n));
@@ -26,6 +25,11 @@ void register_policy(const char* label) {
       lookback::detail::scan_with_policy<Policy, true>(d_temp, temp_bytes, d_in, d_out, T(0), sum{}, n, stream());
     });
   });
+}
+
+template <class T, class Policy>
+void register_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
+  for (const int log_n : log_sizes) register_policy_at<T, Policy>(label, std::int64_t{1} << log_n);
 }
 
 template <class T, class Policy>
@@ -64,11 +68,22 @@ const bool registered = [] {
   register_policy<u32, scan_config<384, 16, true, 1100, p64, 5>>("384x16_vec_wait1100_5blocks");
   register_policy<u32, scan_config<256, 32, true, 1100, p64, 4>>("256x32_vec_wait1100_4blocks");
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 8>>("128x16_wait1100_8blocks");
-  register_policy<u64, scan_config<256, 8, false, 0, descriptor::fenced>>("256x8_fenced");
-  register_policy<u64, scan_config<128, 16, false, 0, p128>>("128x16");
-  register_policy<u64, scan_config<128, 16, false, 1100, p128>>("128x16_wait1100");
-  register_policy<u64, scan_config<128, 16, false, 1500, p128>>("128x16_wait1500");
-  register_policy<u64, scan_config<128, 16, true, 1100, p128>>("128x16_vec_wait1100");
+  // Each block prefetching into L2 the input of the tile `distance` ids ahead (thread/l2_prefetch.cuh).
+  register_policy<u32, policy::scan<u32>::small>("small", {20, 22, 24, 28});
+  register_policy<u32, policy::scan<u32>::large>("large", {20, 22, 24, 28});
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4>>("512x16_4blocks_prefetch0", {20, 22, 24});
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4, 32>>("512x16_4blocks_prefetch32", {24, 28});
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4, 66>>("512x16_4blocks_prefetch66", {24, 28});
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4, 132>>("512x16_4blocks_prefetch132", {24, 28});
+  register_policy<u32, scan_config<512, 16, true, 1100, p64, 4, 200>>("512x16_4blocks_prefetch200", {24, 28});
+  register_policy<u32, scan_config<256, 16, true, 1100, p64, 8, 132>>("256x16_8blocks_prefetch132", {20, 24, 28});
+  register_policy<u32, scan_config<256, 16, true, 1100, p64, 8, 264>>("256x16_8blocks_prefetch264", {20, 24, 28});
+  register_policy<u32, scan_config<256, 16, true, 1100, p64, 8, 400>>("256x16_8blocks_prefetch400", {24, 28});
+  register_policy<u64, policy::scan<u64>::large>("large", {20, 24, 28});
+  register_policy<u64, scan_config<128, 16, false, 1100, p128>>("128x16_prefetch0", {20, 24});
+  register_policy<u64, scan_config<128, 16, false, 1100, p128, 0, 132>>("128x16_prefetch132", {24, 28});
+  register_policy<u64, scan_config<128, 16, false, 1100, p128, 0, 264>>("128x16_prefetch264", {24, 28});
+  register_policy<u64, scan_config<128, 16, false, 1100, p128, 8, 200>>("128x16_8blocks_prefetch200", {20, 24, 28});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");
@@ -79,6 +94,13 @@ const bool registered = [] {
   register_deterministic_policy<double, deterministic_scan_config<1, 1100>>("1granule_wait1100");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100>>("2granules_wait1100");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 5>>("2granules_wait1100_5blocks");
+  register_deterministic_policy<float, policy::deterministic_scan<float>>("default");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 66>>("4granules_4blocks_prefetch66");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 132>>("4granules_4blocks_prefetch132");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 200>>("4granules_4blocks_prefetch200");
+  register_deterministic_policy<double, policy::deterministic_scan<double>>("default");
+  register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 132>>("2granules_prefetch132");
+  register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 264>>("2granules_prefetch264");
   return true;
 }();
 

@@ -59,6 +59,15 @@ const bool registered = [] {
   register_both<select_config<256, 32, true, 1100, 4>>("256x32_4blocks", {24, 28});
   register_both<select_config<256, 8, true, 1100, 8>>("256x8_8blocks");
   register_both<select_config<512, 8, true, 1100, 4>>("512x8_4blocks");
+  // Each block prefetching into L2 the input of the tile `distance` ids ahead.
+  register_both<policy::select<std::uint32_t>::large>("large", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 6, 132>>("256x16_6blocks_prefetch132", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 6, 264>>("256x16_6blocks_prefetch264", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 6, 400>>("256x16_6blocks_prefetch400", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 8, 264>>("256x16_8blocks_prefetch264", {24, 28});
+  register_both<select_config<256, 24, true, 1100, 4, 132>>("256x24_4blocks_prefetch132", {24, 28});
+  register_both<select_config<256, 24, true, 1100, 4, 264>>("256x24_4blocks_prefetch264", {24, 28});
+  register_both<select_config<384, 16, true, 1100, 4, 132>>("384x16_4blocks_prefetch132", {24, 28});
   return true;
 }();
 

@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <tuple>
+#include <vector>
 
 namespace lookback::test {
 namespace {
@@ -20,8 +21,25 @@ namespace {
 using typed::op_kind;
 using typed::implementation;
 
+template <class T>
+using scan_policy = policy::scan<T>;
+
+/// The small tiles' size.
 std::int64_t tile_items(io::dtype type) {
-  return io::dtype_size(type) <= 4 ? policy::scan<std::uint32_t>::tile_items : policy::scan<std::uint64_t>::tile_items;
+  return io::dtype_size(type) <= 4 ? scan_policy<std::uint32_t>::small::tile_items
+                                   : scan_policy<std::uint64_t>::small::tile_items;
+}
+
+/// Around one and two small tiles, and, for sums (the other operators take the same path), where the
+/// policy changes to the large tiles.
+std::vector<std::int64_t> matrix_sizes(io::dtype type, op_kind op) {
+  if (op != op_kind::sum) return sizes_around(tile_items(type));
+  const auto around_switch = [](auto policy) {
+    using p = decltype(policy);
+    std::vector<std::int64_t> large_boundaries;
+    return sizes_around_switch(p::small::tile_items, p::small_max_items, p::large::tile_items, large_boundaries);
+  };
+  return io::dtype_size(type) <= 4 ? around_switch(scan_policy<std::uint32_t>{}) : around_switch(scan_policy<std::uint64_t>{});
 }
 
 std::string describe(const typed::scan_spec& spec, std::int64_t n) {
@@ -44,7 +62,7 @@ class scan_matrix : public gpu_test, public ::testing::WithParamInterface<matrix
 
 TEST_P(scan_matrix, matches_cpu_reference_and_cub) {
   const auto [type, op, inclusive] = GetParam();
-  for (const std::int64_t n : sizes_around(tile_items(type))) {
+  for (const std::int64_t n : matrix_sizes(type, op)) {
     auto rng = make_rng(static_cast<std::uint64_t>(n) * 131 + static_cast<int>(type) * 7 + static_cast<int>(op));
     typed::scan_spec spec{type, op, inclusive, typed::identity(type, op)};
     // A non-identity initial value checks that it reaches every tile's prefix exactly once.

@@ -30,7 +30,7 @@ namespace {
 
 using typed::op_kind;
 
-constexpr std::int64_t scan_tile = policy::scan<std::uint32_t>::tile_items;
+constexpr std::int64_t scan_tile = policy::scan<std::uint32_t>::small::tile_items;
 
 class streaming : public gpu_test {};
 

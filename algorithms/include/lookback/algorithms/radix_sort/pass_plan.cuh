@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace lookback::radix {
 
@@ -128,6 +129,12 @@ __device__ inline void plan_passes(sort_counters& c, std::int64_t n, int passes,
   if (digit == 0) route_passes(skip, passes, buffers, d_plan);
 }
 
+/// Calls f(std::integral_constant<int, count>{}) for the run-time count in [1, sizeof...(C)].
+template <class F, int... C>
+__device__ __forceinline__ void with_static_count(int count, F& f, std::integer_sequence<int, C...>) {
+  ((count == C + 1 ? (f(std::integral_constant<int, C + 1>{}), true) : false) || ...);
+}
+
 /// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the caller; the last block
 /// to finish then plans the passes (plan_passes), so the sort launches no kernel between the histogram
 /// and its first pass. The passes are unrolled up to the key's width, so each sample's counts go out
@@ -147,23 +154,20 @@ __global__ void __launch_bounds__(Policy::threads)
 #pragma unroll
   for (int p = 0; p < key_passes; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
   __syncthreads();
-  // Every pass of the key, the common case, as straight-line code: a test of each pass against the
-  // pass count put a branch around each atomic (2^28 uint32 keys on an H100, ncu at base clocks: 584
-  // us with the tests, 565 without).
-  const auto count_sample = [&](auto every_pass) {
-    return [&](Key key, bool valid) {
+  // Each pass count as its own straight-line code: a test of each pass against a run-time count put a
+  // branch around each atomic (2^28 uint32 keys on an H100, ncu at base clocks: 584 us with the tests,
+  // 565 without), and bit ranges, counted as if the key were full width, cost a bit 7% more than the
+  // full width.
+  const auto count_passes = [&](auto counted) {
+    histogram::device::for_each_sample<Policy>(d_keys, n, aligned, [&](Key key, bool valid) {
       if (!valid) return;
       const auto bits = ordered_bits<Key, Descending>(key);
 #pragma unroll
-      for (int p = 0; p < key_passes; ++p)
-        if (decltype(every_pass)::value || p < passes)
-          atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
-    };
+      for (int p = 0; p < decltype(counted)::value; ++p)
+        atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
+    });
   };
-  if (passes == key_passes)
-    histogram::device::for_each_sample<Policy>(d_keys, n, aligned, count_sample(std::true_type{}));
-  else
-    histogram::device::for_each_sample<Policy>(d_keys, n, aligned, count_sample(std::false_type{}));
+  with_static_count(passes, count_passes, std::make_integer_sequence<int, key_passes>{});
   __syncthreads();
   sort_counters& c = *d_counters;
   for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)

@@ -59,6 +59,13 @@
 //    PTX instead of branched around, 4.74; keys loaded with ld.global.cs 4.88, ld.global.nc 4.80;
 //    scattered with st.global.cg 4.83, st.global.cs 4.85. Pairs: ld.global.cs 9.06, st.global.cs 11.0
 //    against 8.41.
+//  - Each block prefetching into L2 the keys (and values) of the tile 16 to 528 ids ahead
+//    (thread/l2_prefetch.cuh, which took the scan to 95% of a memcpy), 2^28 uint32 keys against 4.69-4.72
+//    ms: 16 / 32 / 64 ahead 4.61-4.81 / 4.73-4.81 / 4.74-4.81, 132 / 264 / 528 4.73 / 4.98 / 5.49;
+//    pairs against 8.24-8.33: 16 / 32 / 64 9.51-9.56 / 9.59-9.65 / 9.78-9.86, 132 10.4. A pass is
+//    not waiting on DRAM (52% busy): the prefetches only take L2 from the scatter. Not kept.
+//  - Bit ranges: the histogram unrolled for each pass count (pass_plan.cuh), bits [8, 24) of 2^28
+//    uint32 keys 2.51 -> 2.48-2.49 ms (full width 4.68-4.69).
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

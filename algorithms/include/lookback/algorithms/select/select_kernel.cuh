@@ -7,6 +7,7 @@
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/operators.cuh>
+#include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
@@ -43,7 +44,10 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   };
   __shared__ storage s;
 
-  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id);
+  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id, [&](std::int64_t id) {
+    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, tile_items, n);
+    selector.template prefetch_tile_ahead<Policy>(id, n);
+  });
   const std::int64_t base = tile * tile_items;
   const int valid = tile::items_in_tile(tile, tile_items, n);
   const bool vectors = Policy::vector_access && aligned;

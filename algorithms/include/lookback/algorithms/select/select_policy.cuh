@@ -25,6 +25,14 @@
 //     0.734 / 0.891 and 2^24 0.059 / 0.067 / 0.077; 256x32 four 0.563 / 0.708 / 0.940 and 2^24
 //     0.057 / 0.068 / 0.088; 512x16 four 0.583 / 0.746 / 0.997; 128x16 twelve 0.638 / 0.752 / 0.939.
 //     Not kept: no shape wins at every fraction, and 2^24 at 99% kept stays level with CUB at best.
+//   Each block prefetching into L2 the input of the tile `distance` ids ahead (thread/l2_prefetch.cuh),
+//     1% / 50% / 99% kept, two runs (CUB 2^28 0.666-0.668 / 0.777-0.783 / 0.971-0.975, 2^24 0.055-0.058
+//     / 0.063-0.065 / 0.074-0.077; without, 256x16 six blocks 0.570-0.576 / 0.694-0.699 / 0.927-0.928
+//     and 0.051-0.055 / 0.059-0.062 / 0.077-0.081): 256x16 six blocks 132 ahead 0.547-0.552 /
+//     0.645-0.652 / 0.846-0.854 and 0.051-0.055 / 0.058-0.062 / 0.074-0.079; 264 ahead 0.552 / 0.648 /
+//     0.854; 400 ahead 0.553 / 0.653 / 0.864; 256x16 eight blocks 264 ahead 0.537 / 0.694 / 0.915;
+//     256x24 four blocks 132 ahead 0.584 / 0.658 / 0.811 and 0.055 / 0.061 / 0.072; 384x16 four blocks
+//     132 ahead 0.547 / 0.648 / 0.861 and 0.051 / 0.060 / 0.079.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -34,9 +42,11 @@ namespace lookback::policy {
 
 /// Tile shape; 16-byte vector loads (warp-striped, for aligned arrays); the look-back's wait before
 /// its first poll; blocks per SM the registers must allow (0: the compiler's choice; 1 is not the
-/// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16).
-template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0>
+/// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16); how many tiles ahead
+/// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh).
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0, int PrefetchTiles = 0>
 struct select_config {
+  static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int threads = Threads;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int items_per_thread = ItemsPerThread;
@@ -46,12 +56,14 @@ struct select_config {
 };
 
 /// Large: 4096 items of up to 4 bytes, 2048 of 8, 1024 of 16: 16 KiB tiles, staged in static shared
-/// memory with the tile's flags (tiles are sized for the wider of values and flags). Up to
+/// memory with the tile's flags (tiles are sized for the wider of values and flags), each block
+/// prefetching the input (and flags) of the tile 132 ids ahead, 2 MiB (measured with 4-byte items). Up to
 /// small_max_items, items of up to 4 bytes take tiles of 384 x 16 at four blocks an SM: there all tiles
 /// are resident at once, and fewer, larger tiles shorten the look-back's chain.
 template <class T>
 struct select {
-  using large = select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0>;
+  using large =
+      select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0, 132>;
   using small = std::conditional_t<sizeof(T) <= 4, select_config<384, 16, true, 1100, 4>, large>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
 };

@@ -3,6 +3,7 @@
 // Both hand a tile's decisions to the compaction kernel in the blocked arrangement its items are in
 // (thread t holds items t * ItemsPerThread ...).
 #include <lookback/primitives/block/warp_transpose_io.cuh>
+#include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
 
 #include <cstdint>
@@ -15,6 +16,10 @@ struct predicate_selector {
 
   template <class Policy>
   static constexpr std::size_t shared_bytes = 0;
+
+  /// By one thread: what the selector reads beside the items, prefetched for a later tile (nothing).
+  template <class Policy>
+  __device__ __forceinline__ void prefetch_tile_ahead(std::int64_t /*tile*/, std::int64_t /*n*/) const {}
 
   template <class Policy, class T>
   __device__ __forceinline__ void decide(std::int64_t /*base*/, int valid, const T (&items)[Policy::items_per_thread],
@@ -35,6 +40,11 @@ struct flags_selector {
   using io = block::warp_transpose_io<Flag, Policy::threads, Policy::items_per_thread>;
   template <class Policy>
   static constexpr std::size_t shared_bytes = sizeof(typename io<Policy>::storage);
+
+  template <class Policy>
+  __device__ __forceinline__ void prefetch_tile_ahead(std::int64_t tile, std::int64_t n) const {
+    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_flags, tile, Policy::tile_items, n);
+  }
 
   /// Whether a thread's run of flags is one or two whole 16-byte vectors: then it loads them itself,
   /// already in the blocked arrangement; a warp's loads together still cover contiguous memory.

@@ -20,6 +20,10 @@
 //  - Two predecessors a read (tile/chained_lookback.cuh's window, which the sort's digit passes
 //    gained from), H200 at 2048^2 / 4096^2 / 8192^2: 0.025 / 0.063 / 0.199 ms against 0.023 / 0.061
 //    / 0.193 with one (memcpy 0.133 ms at 8192^2). Not kept.
+//  - Each block prefetching into L2 the rows of the tile 66 / 132 / 264 ids ahead (thread/
+//    l2_prefetch.cuh, one bulk prefetch a row, which took the 1D scan to 95% of a memcpy), H100 at
+//    8192^2: 0.259 / 0.275 / 0.302 ms against 0.237 (4096^2 0.077 / 0.079 / 0.082 against 0.072). Not
+//    kept: 64 prefetches by one thread before the block starts, and rows 32 KiB apart.
 #include <type_traits>
 
 namespace lookback::policy {

@@ -17,18 +17,37 @@
 //     eight blocks 1.60 against 1.56.
 //   uint64 (CUB 1.248 ms, memcpy 1.014 ms): value/fence/flag descriptors 2.11 ms, one 16-byte word
 //     1.30 (128x16); 256x8 1.44; vector accesses 1.31; 700 ns first wait 1.25.
+//   H100, each block prefetching into L2 the input of the tile `distance` ids ahead (thread/
+//   l2_prefetch.cuh), so that DRAM reads run on while blocks look back; uint32 2^28 without 0.847-0.855
+//   ms, memcpy 0.722, CUB 0.884-0.888:
+//     512x16 four blocks, distance 32 / 66 / 100 / 132 / 200 / 264 / 528 / 1056: 0.785-0.795 /
+//       0.777-0.784 / 0.782 / 0.784-0.789 / 0.811-0.819 / 0.871 / 1.13 / 1.14 (too far ahead, the lines
+//       leave L2 before their tile reads them, and were read for nothing); at 2^24 0.067-0.071 against
+//       0.068-0.069.
+//     256x16 eight blocks, 132 / 200 / 264 / 400: 0.772-0.779 / 0.775 / 0.763-0.772 / 0.782-0.791;
+//       2^24 0.065-0.069; 2^20 0.013-0.016 against 512x16's 0.012-0.014 (all tiles are resident there).
+//     uint64 128x16 (without 1.56 ms, memcpy 1.43, CUB 1.59), 132 / 200 / 264 / 330: 1.47-1.48 each;
+//       2^24 0.106-0.110 against 0.111-0.114; 2^20 0.020 against 0.018. 128x16 eight blocks 1.48,
+//       twelve 1.91; 256x8 eight 1.56.
+//     In the main table of the same run: uint32 0.761 ms (95% of memcpy, 1.17x CUB), float32 0.761,
+//       uint64 1.47 (97%).
+//     Issued after the block's barrier, the prefetch cost registers (the deterministic scan spilled 64
+//     bytes and took 1.49 ms); issued by the thread that takes the tile id, before it, nothing.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::policy {
 
 /// Tile shape; 16-byte vector global accesses (warp-striped, for aligned arrays); the look-back's wait
 /// before its first poll; how descriptors publish; the blocks an SM must hold (0: the compiler's
-/// registers), for which the kernel also asks for the largest shared-memory carveout.
+/// registers), for which the kernel also asks for the largest shared-memory carveout; how many tiles
+/// ahead each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh).
 template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, tile::descriptor Descriptor,
-          int MinBlocks = 0>
+          int MinBlocks = 0, int PrefetchTiles = 0>
 struct scan_config {
+  static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int min_blocks = MinBlocks;
   static constexpr bool vector_access = VectorAccess;
   static constexpr int initial_delay_ns = InitialDelayNs;
@@ -38,13 +57,21 @@ struct scan_config {
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
-/// 4-byte values: 512 threads x 16 items (32 KiB tiles) with vector accesses, registers capped for four
-/// blocks an SM; 8-byte values: 128 x 16 (16 KiB tiles); wider values 128 x 4, to stay within a
-/// block's 48 KiB of static shared memory (not measured). All wait 1.1 us before the first look-back
-/// poll.
+/// Up to small_max_items (where most tiles are resident at once, and fewer, larger tiles shorten the
+/// look-back's chain): 4-byte values 512 threads x 16 items (32 KiB tiles) with vector accesses,
+/// registers capped for four blocks an SM, prefetching 100 tiles ahead; 8-byte values 128 x 16 (16 KiB
+/// tiles). Past it: 4-byte values 256 x 16 at eight blocks an SM, 8-byte values 128 x 16, both
+/// prefetching 200 tiles ahead. Wider values 128 x 4 at every size, to stay within a block's 48 KiB
+/// of static shared memory (not measured). All wait 1.1 us before the first look-back poll.
 template <class T>
-struct scan : scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, sizeof(T) <= 4, 1100,
-                          tile::default_descriptor<T>, sizeof(T) <= 4 ? 4 : 0> {};
+struct scan {
+  using small = scan_config<sizeof(T) <= 4 ? 512 : 128, sizeof(T) <= 8 ? 16 : 4, sizeof(T) <= 4, 1100,
+                            tile::default_descriptor<T>, sizeof(T) <= 4 ? 4 : 0, sizeof(T) <= 4 ? 100 : 0>;
+  using large = std::conditional_t<
+      sizeof(T) <= 4, scan_config<256, 16, true, 1100, tile::default_descriptor<T>, 8, 200>,
+      std::conditional_t<sizeof(T) <= 8, scan_config<128, 16, false, 1100, tile::default_descriptor<T>, 0, 200>, small>>;
+  static constexpr std::int64_t small_max_items = std::int64_t{1} << 22;
+};
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:
 /// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items, and windows of 32 granules
@@ -59,10 +86,12 @@ inline constexpr std::int64_t window_items = std::int64_t{items} * window_granul
 }  // namespace deterministic_granule
 
 /// A deterministic scan's tile: `Granules` granules (128 threads each), 16-byte vector accesses for
-/// aligned arrays, the look-back's first wait, the blocks an SM must hold (which caps the registers).
-/// The result is the same bits for every choice.
-template <int Granules, int InitialDelayNs, int MinBlocksPerSm = 1>
+/// aligned arrays, the look-back's first wait, the blocks an SM must hold (which caps the registers),
+/// how many tiles ahead each block prefetches input into L2. The result is the same bits for every
+/// choice.
+template <int Granules, int InitialDelayNs, int MinBlocksPerSm = 1, int PrefetchTiles = 0>
 struct deterministic_scan_config {
+  static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int window_granules = deterministic_granule::window_granules;
   static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
   static constexpr int granules_per_tile = Granules;
@@ -83,7 +112,10 @@ struct deterministic_scan_config {
 ///     throughput against the default scan's 76%, occupancy the difference. With the look-back
 ///     warps' items set aside in shared memory, four blocks fit 32 registers unspilled: 0.93.
 ///   float64: 1 granule 1.89-1.93 ms, 2 granules 1.75-1.84, 2 capped for five blocks 1.91.
+///   Prefetching into L2 the tile 66 / 132 / 200 ids ahead: float32 0.813 / 0.811 / 0.829 ms against
+///     0.928 (the default scan 0.761 in the same run: +7%); float64 (2 granules) 132 / 264: 1.61 / 1.69
+///     against 1.72.
 template <class T>
-struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1> {};
+struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {};
 
 }  // namespace lookback::policy

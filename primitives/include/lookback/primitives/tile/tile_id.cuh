@@ -7,11 +7,21 @@
 namespace lookback::tile {
 
 /// Called by every thread of the block (it synchronises the block); `shared_slot` is a __shared__
-/// unsigned the block owns.
-__device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot) {
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) shared_slot = atomicAdd(d_counter, 1u);
+/// unsigned the block owns. The thread that takes the id first calls `on_taken(id)`, before the
+/// barrier, while it holds nothing else (a prefetch issued there costs the kernel no registers).
+template <class OnTaken>
+__device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot, OnTaken on_taken) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    const unsigned id = atomicAdd(d_counter, 1u);
+    shared_slot = id;
+    on_taken(static_cast<std::int64_t>(id));
+  }
   __syncthreads();
   return shared_slot;
+}
+
+__device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot) {
+  return acquire_tile(d_counter, shared_slot, [](std::int64_t) {});
 }
 
 /// Items in tile `tile` of `tile_items` each, n in all.

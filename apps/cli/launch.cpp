@@ -163,6 +163,10 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
       local->comm = std::move(comms[static_cast<std::size_t>(r)]);
       locals_.push_back(std::move(local));
     }
+    // What runs outside the ranks' threads (the root's steps, --verify's single-GPU run) runs on the
+    // first GPU, as a single-process run does, not on the last one set up here: with two GPUs,
+    // --verify's copies met the second GPU current and failed (cudaErrorInvalidValue).
+    LOOKBACK_CUDA_TRY(cudaSetDevice(devices_.front()));
 #endif
     return;
   }

@@ -1,7 +1,7 @@
-// lookback::dist on the GPU backend: NCCL with one rank per process (all a machine with one GPU
-// allows: NCCL refuses two ranks on one GPU), and, under mpirun, several ranks sharing the GPU through
-// the MPI communicator's staged device buffers, which runs the device backend's multi-rank paths
-// (splitters, exchanges) on one GPU. Every function against the sequential result.
+// lookback::dist on the GPU backend: NCCL with one rank per process, and, under mpirun, ranks on a GPU
+// each where the machine has enough, else sharing them (NCCL refuses two ranks on one GPU, so the MPI
+// communicator's staged device buffers carry their collectives), which runs the device backend's
+// multi-rank paths (splitters, exchanges). Every function against the sequential result.
 #include "distributed/dist_cases.hpp"
 #include "distributed/typed_cases.hpp"
 #include "support/gpu_test.hpp"
@@ -22,7 +22,13 @@ class device_ranks : public test::gpu_test {
   void SetUp() override {
     test::gpu_test::SetUp();
     if (IsSkipped()) return;
-    LOOKBACK_CUDA_TRY(cudaSetDevice(0));
+    // One GPU a rank where the machine has enough (mpirun -np 2 on two GPUs), else ranks share them.
+    int rank = 0;
+    int gpus = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    LOOKBACK_CUDA_TRY(cudaGetDeviceCount(&gpus));
+    device_ = rank % gpus;
+    LOOKBACK_CUDA_TRY(cudaSetDevice(device_));
     LOOKBACK_CUDA_TRY(cudaStreamCreate(&stream_));
     backend_ = std::make_unique<device_backend>(stream_);
   }
@@ -38,22 +44,24 @@ class device_ranks : public test::gpu_test {
     return *env_;
   }
 
+  int device_ = 0;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<device_backend> backend_;
   std::unique_ptr<communicator> comm_;
   std::unique_ptr<rank_env<device_backend>> env_;
 };
 
-/// One NCCL rank on GPU 0, as `lookback ... --gpus 1` runs.
+/// One NCCL rank on the process's GPU, as `lookback ... --gpus 1` runs.
 class nccl_one_rank : public device_ranks {
  protected:
   rank_env<device_backend>& env() {
-    auto comms = nccl_communicator::for_devices({0});
+    auto comms = nccl_communicator::for_devices({device_});
     return device_ranks::env(std::move(comms.front()));
   }
 };
 
-/// Every mpirun rank on GPU 0, its collectives staged through host memory by MPI.
+/// Every mpirun rank on its GPU (rank modulo the GPUs), its collectives staged through host memory by
+/// MPI.
 class device_ranks_over_mpi : public device_ranks {
  protected:
   rank_env<device_backend>& env() {

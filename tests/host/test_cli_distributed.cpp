@@ -260,9 +260,12 @@ class CliDistributedGpuTest : public CliDistributedTest {
     if (IsSkipped()) return;
     if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
   }
+  void check_against_one_gpu(int gpus);
 };
 
-TEST_F(CliDistributedGpuTest, OneGpuEqualsTheSingleGpuCommand) {
+/// Each command on `gpus` GPUs, by one process (--gpus) and by one process a GPU (mpirun), equals the
+/// single-GPU command, and --verify says so.
+void CliDistributedGpuTest::check_against_one_gpu(int gpus) {
   write_random<std::uint32_t>("keys.npy", 1000003, 20, 1 << 30);
   write_random<std::int32_t>("in.npy", 1000003, 21, 1000);
   const std::vector<std::vector<std::string>> commands = {
@@ -278,26 +281,35 @@ TEST_F(CliDistributedGpuTest, OneGpuEqualsTheSingleGpuCommand) {
     single.insert(single.end(), {"--backend", "gpu"});
     const run_result one = run(single);
     ASSERT_EQ(one.exit_code, ex_ok) << one;
-    std::vector<std::string> gpus = with_outputs(command, "gpus");
-    gpus.insert(gpus.end(), {"--gpus", "1", "--verify"});
-    const run_result threads = run(gpus);
+    std::vector<std::string> on_gpus = with_outputs(command, "gpus");
+    on_gpus.insert(on_gpus.end(), {"--gpus", std::to_string(gpus), "--verify"});
+    const run_result threads = run(on_gpus);
     ASSERT_EQ(threads.exit_code, ex_ok) << threads;
-    EXPECT_TRUE(contains(threads.out, "1 GPU over NCCL ")) << threads;
+    EXPECT_TRUE(contains(threads.out, gpus == 1 ? "1 GPU over NCCL " : std::to_string(gpus) + " GPUs over NCCL ")) << threads;
     EXPECT_TRUE(contains(threads.out, "outputs match")) << threads;
     EXPECT_TRUE(contains(threads.out, "equal the single-process run")) << threads;
-    std::vector<std::string> ranks{"-np", "1", "lookback"};
+    std::vector<std::string> ranks{"-np", std::to_string(gpus), "lookback"};
     const std::vector<std::string> launched = with_outputs(command, "mpi");
     ranks.insert(ranks.end(), launched.begin(), launched.end());
     ranks.insert(ranks.end(), {"--distributed", "--backend", "gpu", "--verify"});
     const run_result mpi = mpirun(ranks);
     ASSERT_EQ(mpi.exit_code, ex_ok) << mpi;
-    EXPECT_TRUE(contains(mpi.out, "1 rank over NCCL ")) << mpi;
+    EXPECT_TRUE(contains(mpi.out, gpus == 1 ? "1 rank over NCCL " : std::to_string(gpus) + " ranks over NCCL ")) << mpi;
     for (const char* suffix : {".npy", "_values.npy"}) {
       if (!fs::exists(path(std::string("one") + suffix))) continue;
       EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("gpus") + suffix))) << suffix;
       EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("mpi") + suffix))) << suffix;
     }
   }
+}
+
+TEST_F(CliDistributedGpuTest, OneGpuEqualsTheSingleGpuCommand) { check_against_one_gpu(1); }
+
+TEST_F(CliDistributedGpuTest, EveryGpuOfTheMachineEqualsOneGpu) {
+  int gpus = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&gpus), cudaSuccess);
+  if (gpus < 2) GTEST_SKIP() << "one GPU on this machine: --gpus 1 is the test above";
+  check_against_one_gpu(gpus);
 }
 
 TEST_F(CliDistributedGpuTest, MoreRanksThanGpusOnAHostAreRefused) {

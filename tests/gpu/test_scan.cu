@@ -21,13 +21,10 @@ namespace {
 using typed::op_kind;
 using typed::implementation;
 
-template <class T>
-using scan_policy = policy::scan<T>;
-
 /// The small tiles' size.
 std::int64_t tile_items(io::dtype type) {
-  return io::dtype_size(type) <= 4 ? scan_policy<std::uint32_t>::small::tile_items
-                                   : scan_policy<std::uint64_t>::small::tile_items;
+  return io::dtype_size(type) <= 4 ? policy::scan<std::uint32_t>::small::tile_items
+                                   : policy::scan<std::uint64_t>::small::tile_items;
 }
 
 /// Around one and two small tiles, and, for sums (the other operators take the same path), where the
@@ -39,7 +36,8 @@ std::vector<std::int64_t> matrix_sizes(io::dtype type, op_kind op) {
     std::vector<std::int64_t> large_boundaries;
     return sizes_around_switch(p::small::tile_items, p::small_max_items, p::large::tile_items, large_boundaries);
   };
-  return io::dtype_size(type) <= 4 ? around_switch(scan_policy<std::uint32_t>{}) : around_switch(scan_policy<std::uint64_t>{});
+  return io::dtype_size(type) <= 4 ? around_switch(policy::scan<std::uint32_t>{})
+                                   : around_switch(policy::scan<std::uint64_t>{});
 }
 
 std::string describe(const typed::scan_spec& spec, std::int64_t n) {

@@ -285,7 +285,8 @@ void CliDistributedGpuTest::check_against_one_gpu(int gpus) {
     on_gpus.insert(on_gpus.end(), {"--gpus", std::to_string(gpus), "--verify"});
     const run_result threads = run(on_gpus);
     ASSERT_EQ(threads.exit_code, ex_ok) << threads;
-    EXPECT_TRUE(contains(threads.out, gpus == 1 ? "1 GPU over NCCL " : std::to_string(gpus) + " GPUs over NCCL ")) << threads;
+    const std::string on_gpus_text = gpus == 1 ? "1 GPU over NCCL " : std::to_string(gpus) + " GPUs over NCCL ";
+    EXPECT_TRUE(contains(threads.out, on_gpus_text)) << threads;
     EXPECT_TRUE(contains(threads.out, "outputs match")) << threads;
     EXPECT_TRUE(contains(threads.out, "equal the single-process run")) << threads;
     std::vector<std::string> ranks{"-np", std::to_string(gpus), "lookback"};
@@ -294,7 +295,8 @@ void CliDistributedGpuTest::check_against_one_gpu(int gpus) {
     ranks.insert(ranks.end(), {"--distributed", "--backend", "gpu", "--verify"});
     const run_result mpi = mpirun(ranks);
     ASSERT_EQ(mpi.exit_code, ex_ok) << mpi;
-    EXPECT_TRUE(contains(mpi.out, gpus == 1 ? "1 rank over NCCL " : std::to_string(gpus) + " ranks over NCCL ")) << mpi;
+    const std::string ranks_text = gpus == 1 ? "1 rank over NCCL " : std::to_string(gpus) + " ranks over NCCL ";
+    EXPECT_TRUE(contains(mpi.out, ranks_text)) << mpi;
     for (const char* suffix : {".npy", "_values.npy"}) {
       if (!fs::exists(path(std::string("one") + suffix))) continue;
       EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("gpus") + suffix))) << suffix;

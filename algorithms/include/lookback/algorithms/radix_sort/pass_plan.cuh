@@ -156,8 +156,7 @@ __global__ void __launch_bounds__(Policy::threads)
   __syncthreads();
   // Each pass count as its own straight-line code: a test of each pass against a run-time count put a
   // branch around each atomic (2^28 uint32 keys on an H100, ncu at base clocks: 584 us with the tests,
-  // 565 without), and bit ranges, counted as if the key were full width, cost a bit 7% more than the
-  // full width.
+  // 565 without; bits [8, 24) sorted in 2.48 ms, against 2.51 with the tests).
   const auto count_passes = [&](auto counted) {
     histogram::device::for_each_sample<Policy>(d_keys, n, aligned, [&](Key key, bool valid) {
       if (!valid) return;

@@ -44,7 +44,8 @@ namespace lookback::policy {
 /// its first poll; blocks per SM the registers must allow (0: the compiler's choice; 1 is not the
 /// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16); how many tiles ahead
 /// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh).
-template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0, int PrefetchTiles = 0>
+template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0,
+          int PrefetchTiles = 0>
 struct select_config {
   static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int threads = Threads;

@@ -12,6 +12,7 @@
 #include <lookback/algorithms/select/select_policy.cuh>
 #include <lookback/algorithms/select/selectors.cuh>
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/error.cuh>
@@ -56,16 +57,10 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
 template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
-  using policy_t = policy::select<Sized>;
-  if constexpr (!std::is_same_v<typename policy_t::small, typename policy_t::large>) {
-    if (num_items <= policy_t::small_max_items) {
-      run_with_policy<typename policy_t::small, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
-                                                           d_num_selected, num_items, stream);
-      return;
-    }
-  }
-  run_with_policy<typename policy_t::large, Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
-                                                       d_num_selected, num_items, stream);
+  lookback::detail::with_size_policy<policy::select<Sized>>(num_items, [&](auto policy) {
+    run_with_policy<decltype(policy), Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                 d_num_selected, num_items, stream);
+  });
 }
 
 template <class Flag>

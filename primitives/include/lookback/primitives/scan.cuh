@@ -7,6 +7,7 @@
 // output may be the same array (in place).
 #include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/scan_kernel.cuh>
 #include <lookback/primitives/error.cuh>
@@ -17,7 +18,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <type_traits>
 
 namespace lookback {
 namespace detail {
@@ -56,16 +56,10 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
-  using policy_t = policy::scan<init_value_t<Init>>;
-  if constexpr (!std::is_same_v<typename policy_t::small, typename policy_t::large>) {
-    if (num_items > policy_t::small_max_items) {
-      scan_with_policy<typename policy_t::large, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op,
-                                                            num_items, stream);
-      return;
-    }
-  }
-  scan_with_policy<typename policy_t::small, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op,
-                                                        num_items, stream);
+  with_size_policy<policy::scan<init_value_t<Init>>>(num_items, [&](auto policy) {
+    scan_with_policy<decltype(policy), Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items,
+                                                  stream);
+  });
 }
 
 template <class InputIt>

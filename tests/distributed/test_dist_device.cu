@@ -12,7 +12,10 @@
 #include <lookback/distributed/nccl_communicator.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
+#include <thread>
+#include <vector>
 
 namespace lookback::dist::testing {
 namespace {
@@ -69,6 +72,56 @@ class device_ranks_over_mpi : public device_ranks {
   }
 };
 
+/// One process driving every GPU of the machine, a rank each on its own host thread (`lookback ...
+/// --gpus N`): NCCL between the GPUs, the ranks' host-side exchanges through a thread_group.
+class nccl_every_gpu : public test::gpu_test {
+ protected:
+  void SetUp() override {
+    test::gpu_test::SetUp();
+    if (IsSkipped()) return;
+    int processes = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &processes);
+    if (processes > 1) GTEST_SKIP() << "one process drives every GPU here; under mpirun the MPI cases run";
+    LOOKBACK_CUDA_TRY(cudaGetDeviceCount(&gpus_));
+    if (gpus_ < 2) GTEST_SKIP() << "needs two GPUs in one process; this machine has " << gpus_;
+  }
+
+  /// Runs cases(env) on every GPU's rank at once and waits for all of them.
+  template <class Cases>
+  void on_every_gpu(Cases cases) {
+    std::vector<int> devices(static_cast<std::size_t>(gpus_));
+    for (int g = 0; g < gpus_; ++g) devices[static_cast<std::size_t>(g)] = g;
+    auto comms = nccl_communicator::for_devices(devices);
+    std::vector<std::exception_ptr> errors(devices.size());
+    std::vector<std::thread> ranks;
+    for (std::size_t r = 0; r < devices.size(); ++r)
+      ranks.emplace_back([&, r] {
+        cudaStream_t stream = nullptr;
+        try {
+          LOOKBACK_CUDA_TRY(cudaSetDevice(devices[r]));
+          LOOKBACK_CUDA_TRY(cudaStreamCreate(&stream));
+          {
+            device_backend backend(stream);
+            rank_env<device_backend> env{backend, *comms[r]};
+            cases(env);
+          }
+          LOOKBACK_CUDA_TRY(cudaStreamDestroy(stream));
+        } catch (...) {
+          errors[r] = std::current_exception();
+          comms[r]->abort();  // the other ranks' collectives fail instead of waiting for this one
+        }
+      });
+    for (auto& rank : ranks) rank.join();
+    comms.clear();
+    for (std::size_t r = 0; r < errors.size(); ++r)
+      if (errors[r]) ADD_FAILURE() << "rank " << r << " on GPU " << devices[r] << " threw";
+    for (const auto& error : errors)
+      if (error) std::rethrow_exception(error);
+  }
+
+  int gpus_ = 0;
+};
+
 TEST_F(nccl_one_rank, reduce_and_scans_equal_the_sequential_result) { run_reduce_and_scan_cases(env()); }
 TEST_F(nccl_one_rank, histograms_equal_the_sequential_counts) { run_histogram_cases(env()); }
 TEST_F(nccl_one_rank, compaction_keeps_the_sequential_items) { run_select_cases(env()); }
@@ -90,6 +143,19 @@ TEST_F(nccl_one_rank, the_commands_typed_runs_equal_the_cpu_references) {
 TEST_F(device_ranks_over_mpi, the_commands_typed_runs_equal_the_cpu_references) {
   typed::dist_rank rank{env().comm, true, stream_};
   check_typed_runs(rank);
+}
+
+TEST_F(nccl_every_gpu, reduce_and_scans_equal_the_sequential_result) {
+  on_every_gpu([](auto& env) { run_reduce_and_scan_cases(env); });
+}
+TEST_F(nccl_every_gpu, histograms_equal_the_sequential_counts_on_every_gpu) {
+  on_every_gpu([](auto& env) { run_histogram_cases(env); });
+}
+TEST_F(nccl_every_gpu, compaction_places_kept_items_at_their_global_offset) {
+  on_every_gpu([](auto& env) { run_select_cases(env); });
+}
+TEST_F(nccl_every_gpu, sort_is_the_sequential_stable_sort_and_exactly_balanced) {
+  on_every_gpu([](auto& env) { run_sort_cases<rank_env<device_backend>, std::uint32_t, float, std::uint64_t>(env); });
 }
 
 /// The splitter search's count on the device equals the CPU backend's, probe for probe.

@@ -33,6 +33,10 @@
 //     0.854; 400 ahead 0.553 / 0.653 / 0.864; 256x16 eight blocks 264 ahead 0.537 / 0.694 / 0.915;
 //     256x24 four blocks 132 ahead 0.584 / 0.658 / 0.811 and 0.055 / 0.061 / 0.072; 384x16 four blocks
 //     132 ahead 0.547 / 0.648 / 0.861 and 0.051 / 0.060 / 0.079.
+//   The look-back's lanes each reading 2 or 4 predecessors a poll, large policy, two runs, 1% / 50% /
+//     99% kept (with 1: 2^24 0.053 / 0.059 / 0.077-0.079, 2^28 0.553-0.554 / 0.651 / 0.855-0.857): 2
+//     0.053-0.055 / 0.061-0.062 / 0.078-0.080 and 0.564-0.565 / 0.671-0.672 / 0.874-0.875; 4 0.063 /
+//     0.070-0.071 / 0.085-0.087 and 0.704-0.707 / 0.807-0.813 / 1.03-1.04. Not kept.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

@@ -33,6 +33,13 @@
 //       uint64 1.47 (97%).
 //     Issued after the block's barrier, the prefetch cost registers (the deterministic scan spilled 64
 //     bytes and took 1.49 ms); issued by the thread that takes the tile id, before it, nothing.
+//   H100, the look-back's lanes each reading 2 or 4 consecutive predecessors a poll (64 or 128 tiles a
+//   poll instead of 32, to shorten the walk of a wave's last tiles back to an inclusive prefix), two
+//   runs, against 1 (large 256x16: 2^24 0.064-0.068 ms, 2^28 0.761-0.764; CUB 2^24 0.070-0.071): 2
+//   0.069 / 0.835-0.839, 4 0.083-0.084 / 1.03-1.04 (16 and 40 bytes spilled under the 32-register
+//   cap); small 512x16 at 2^24 2: 0.070-0.071, 4: 0.081-0.082; uint64 large (2^24 0.108, 2^28
+//   1.46-1.47) 2: 0.109-0.111 / 1.48, 4: 0.119-0.122 / 1.64. Not kept: the wider polls cost more than
+//   the walk they shorten.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

@@ -1,0 +1,358 @@
+// lookback::dist from one process on 1, 2, 4 ... of this machine's GPUs, a rank each (`--gpus N`),
+// beside one GPU in the same run: the sort's strong scaling (2^30 keys over every GPU count) and weak
+// scaling (2^29 keys a GPU), histogram and scan throughput, and the sort's all-to-all beside
+// ncclAlltoAll on the same buffers. A row's time is wall-clock, from a barrier of every rank to the
+// last rank's stream done: what a caller of the distributed sort waits, host exchanges included (CUDA
+// events would time one GPU's stream). Medians of repetitions after a warm-up run; bench/dist_table.py
+// turns the JSON into the scaling table.
+#include <lookback/distributed/device_backend.cuh>
+#include <lookback/distributed/histogram.hpp>
+#include <lookback/distributed/nccl_communicator.hpp>
+#include <lookback/distributed/scan.hpp>
+#include <lookback/distributed/slices.hpp>
+#include <lookback/distributed/sort.hpp>
+#include <lookback/primitives/error.cuh>
+#include <lookback/primitives/operators.cuh>
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lookback::bench {
+namespace {
+
+using dist::device_backend;
+using dist::nccl_communicator;
+
+/// One rank of the group: its GPU, stream, communicator and backend.
+struct gpu_rank {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<nccl_communicator> comm;
+  std::unique_ptr<device_backend> backend;
+};
+
+/// The first `count` GPUs as one communicator's ranks, each driven from its own host thread.
+class gpu_group {
+ public:
+  explicit gpu_group(int count) {
+    std::vector<int> devices(static_cast<std::size_t>(count));
+    for (int g = 0; g < count; ++g) devices[static_cast<std::size_t>(g)] = g;
+    auto comms = nccl_communicator::for_devices(devices);
+    for (int g = 0; g < count; ++g) {
+      gpu_rank rank;
+      rank.device = g;
+      LOOKBACK_CUDA_TRY(cudaSetDevice(g));
+      LOOKBACK_CUDA_TRY(cudaStreamCreateWithFlags(&rank.stream, cudaStreamNonBlocking));
+      // A warm pool, as a long-running pipeline has: buffers the sort frees are kept for the next call.
+      cudaMemPool_t pool = nullptr;
+      LOOKBACK_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, g));
+      std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+      LOOKBACK_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+      rank.comm = std::move(comms[static_cast<std::size_t>(g)]);
+      rank.backend = std::make_unique<device_backend>(rank.stream);
+      ranks_.push_back(std::move(rank));
+    }
+  }
+  ~gpu_group() {
+    for (auto& rank : ranks_) {
+      cudaSetDevice(rank.device);
+      rank.backend.reset();
+      rank.comm.reset();
+      cudaStreamDestroy(rank.stream);
+    }
+  }
+  gpu_group(const gpu_group&) = delete;
+  gpu_group& operator=(const gpu_group&) = delete;
+
+  [[nodiscard]] int size() const { return static_cast<int>(ranks_.size()); }
+
+  /// work(rank) on every rank's own thread, its GPU current; the first exception is rethrown.
+  template <class Work>
+  void run(Work work) {
+    std::vector<std::exception_ptr> errors(ranks_.size());
+    std::vector<std::thread> threads;
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      threads.emplace_back([&, r] {
+        try {
+          LOOKBACK_CUDA_TRY(cudaSetDevice(ranks_[r].device));
+          work(ranks_[r]);
+        } catch (...) {
+          errors[r] = std::current_exception();
+          ranks_[r].comm->abort();
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    for (const auto& error : errors)
+      if (error) std::rethrow_exception(error);
+  }
+
+  /// Milliseconds from a barrier of every rank to the last rank's step(rank) done on its stream.
+  template <class Step>
+  double time_ms(Step step) {
+    double ms = 0;
+    run([&](gpu_rank& rank) {
+      barrier(rank);
+      const auto start = std::chrono::steady_clock::now();
+      step(rank);
+      rank.comm->sync_stream(rank.stream);
+      barrier(rank);
+      if (rank.comm->rank() == 0)
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    });
+    return ms;
+  }
+
+ private:
+  static void barrier(gpu_rank& rank) { (void)dist::allgather_host(*rank.comm, 0); }
+  std::vector<gpu_rank> ranks_;
+};
+
+/// The rank's index into per-rank arrays.
+std::size_t slot(const gpu_rank& rank) { return static_cast<std::size_t>(rank.comm->rank()); }
+
+/// Groups made once per GPU count and kept for the run (NCCL's set-up takes a second).
+std::map<int, std::unique_ptr<gpu_group>>& groups() {
+  static std::map<int, std::unique_ptr<gpu_group>> made;
+  return made;
+}
+gpu_group& group_of(int gpus) {
+  auto& slot = groups()[gpus];
+  if (!slot) slot = std::make_unique<gpu_group>(gpus);
+  return *slot;
+}
+
+std::uint64_t run_seed() {
+  static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  return seed;
+}
+
+/// Random bits over the whole key, from the item's global position, so a slice does not depend on
+/// the GPU count.
+template <class T>
+__global__ void fill_random(T* d_out, std::int64_t n, std::int64_t first, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    std::uint64_t z = (static_cast<std::uint64_t>(first + i) + seed) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    d_out[i] = static_cast<T>(z >> (64 - 8 * sizeof(T)));
+  }
+}
+
+template <class T>
+device_buffer<T> random_slice(gpu_rank& rank, std::int64_t n, std::int64_t first, std::uint64_t salt) {
+  device_buffer<T> out(static_cast<std::size_t>(n), rank.stream);
+  if (n > 0) {
+    fill_random<<<1024, 256, 0, rank.stream>>>(out.data(), n, first, run_seed() + salt);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+  return out;
+}
+
+/// A rank's slice of `total` items dealt out balanced over the group.
+struct slice {
+  std::int64_t first;
+  std::int64_t count;
+};
+slice slice_of(const gpu_rank& rank, std::int64_t total) {
+  const int p = rank.comm->size(), r = rank.comm->rank();
+  const std::int64_t first = dist::share_begin(total, p, r);
+  return {first, dist::share_begin(total, p, r + 1) - first};
+}
+
+/// Times `step` (one warm-up call first) and reports items a second over all GPUs.
+template <class Step>
+void time_group(benchmark::State& state, gpu_group& group, std::int64_t total, Step step) {
+  group.time_ms(step);
+  for (auto _ : state) state.SetIterationTime(group.time_ms(step) / 1e3);
+  state.SetItemsProcessed(total * state.iterations());
+  state.counters["gpus"] = group.size();
+  state.counters["total_items"] = static_cast<double>(total);
+}
+
+/// The sort of `total` keys (with values of Value where not void) over `gpus` GPUs.
+template <class Key, class Value>
+void sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
+  gpu_group& group = group_of(gpus);
+  std::vector<device_buffer<Key>> keys(static_cast<std::size_t>(gpus));
+  std::vector<device_buffer<Value>> values(static_cast<std::size_t>(gpus));
+  constexpr bool pairs = !std::is_same_v<Value, dist::no_values>;
+  group.run([&](gpu_rank& rank) {
+    const slice s = slice_of(rank, total);
+    keys[slot(rank)] = random_slice<Key>(rank, s.count, s.first, 1);
+    if constexpr (pairs) values[slot(rank)] = random_slice<Value>(rank, s.count, s.first, 2);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  std::int64_t moved = 0;
+  time_group(
+      state, group, total, [&](gpu_rank& rank) {
+        const slice s = slice_of(rank, total);
+        if constexpr (pairs) {
+          auto out = dist::sort_pairs(*rank.backend, *rank.comm, keys[slot(rank)].data(), values[slot(rank)].data(),
+                                      s.count);
+          if (rank.comm->rank() == 0) moved = out.moved;
+        } else {
+          auto out = dist::sort_keys(*rank.backend, *rank.comm, keys[slot(rank)].data(), s.count);
+          if (rank.comm->rank() == 0) moved = out.moved;
+        }
+      });
+  state.counters["moved_fraction"] = static_cast<double>(moved) / static_cast<double>(total);
+  group.run([&](gpu_rank& rank) {
+    keys[slot(rank)] = device_buffer<Key>();
+    values[slot(rank)] = device_buffer<Value>();
+  });
+}
+
+/// One input slice a rank and one output buffer, made before the timing; step(rank, in, out, count).
+template <class In, class Out, class Step>
+void per_rank_bench(benchmark::State& state, int gpus, std::int64_t total, std::int64_t out_items, Step step) {
+  gpu_group& group = group_of(gpus);
+  std::vector<device_buffer<In>> in(static_cast<std::size_t>(gpus));
+  std::vector<device_buffer<Out>> out(static_cast<std::size_t>(gpus));
+  group.run([&](gpu_rank& rank) {
+    const slice s = slice_of(rank, total);
+    in[slot(rank)] = random_slice<In>(rank, s.count, s.first, 3);
+    out[slot(rank)] = device_buffer<Out>(static_cast<std::size_t>(out_items < 0 ? s.count : out_items), rank.stream);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  time_group(state, group, total, [&](gpu_rank& rank) {
+    step(rank, in[slot(rank)].data(), out[slot(rank)].data(), slice_of(rank, total).count);
+  });
+  state.SetBytesProcessed(static_cast<std::int64_t>(total * sizeof(In)) * state.iterations());
+  group.run([&](gpu_rank& rank) {
+    in[slot(rank)] = device_buffer<In>();
+    out[slot(rank)] = device_buffer<Out>();
+  });
+}
+
+using alltoall_fn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+
+/// NCCL's own all-to-all where the loaded library has it (2.28 and later).
+alltoall_fn nccl_alltoall() { return reinterpret_cast<alltoall_fn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll")); }
+
+/// Every rank sends `total / gpus / gpus` 4-byte items to each rank, as the sort's exchange of
+/// uniform keys does: through lookback's alltoallv (one group of ncclSend/ncclRecv), or through
+/// ncclAlltoAll on the same buffers. Bytes counted: those that leave each GPU, over all GPUs.
+void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool nccl) {
+  const alltoall_fn all_to_all = nccl_alltoall();
+  if (nccl && all_to_all == nullptr) {
+    state.SkipWithError("this NCCL has no ncclAlltoAll");
+    return;
+  }
+  gpu_group& group = group_of(gpus);
+  const std::int64_t per_peer = total / gpus / gpus;
+  std::vector<device_buffer<std::uint32_t>> send(static_cast<std::size_t>(gpus)), recv(static_cast<std::size_t>(gpus));
+  group.run([&](gpu_rank& rank) {
+    send[slot(rank)] = random_slice<std::uint32_t>(rank, per_peer * gpus, 0, 4);
+    recv[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(per_peer * gpus), rank.stream);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(gpus), per_peer), offsets(static_cast<std::size_t>(gpus));
+  for (int j = 0; j < gpus; ++j) offsets[static_cast<std::size_t>(j)] = j * per_peer;
+  time_group(
+      state, group, per_peer * gpus * gpus, [&](gpu_rank& rank) {
+        const auto* from = send[slot(rank)].data();
+        auto* to = recv[slot(rank)].data();
+        if (nccl) {
+          dist::detail::nccl_try(all_to_all(from, to, static_cast<size_t>(per_peer), ncclUint32, rank.comm->handle(),
+                                            rank.stream),
+                                 "ncclAlltoAll", rank.comm->handle());
+        } else {
+          rank.comm->alltoallv(from, counts.data(), offsets.data(), to, counts.data(), offsets.data(),
+                               sizeof(std::uint32_t), rank.stream);
+        }
+      });
+  state.SetBytesProcessed(static_cast<std::int64_t>(per_peer * gpus * (gpus - 1) * sizeof(std::uint32_t)) *
+                          state.iterations());
+  group.run([&](gpu_rank& rank) {
+    send[slot(rank)] = device_buffer<std::uint32_t>();
+    recv[slot(rank)] = device_buffer<std::uint32_t>();
+  });
+}
+
+constexpr std::int64_t strong_total = std::int64_t{1} << 30;
+constexpr std::int64_t weak_per_gpu = std::int64_t{1} << 29;
+
+template <class Fn>
+void add(const std::string& name, Fn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(0.2)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true);
+}
+
+/// "dist_sort_keys/uint32/gpus:2/1073741824"
+std::string row(const char* op, const char* type, int gpus, std::int64_t total) {
+  return std::string(op) + "/" + type + "/gpus:" + std::to_string(gpus) + "/" + std::to_string(total);
+}
+
+void register_all(int available) {
+  std::vector<int> counts;
+  for (int g = 1; g <= available; g *= 2) counts.push_back(g);
+  if (counts.back() != available) counts.push_back(available);
+  for (int g : counts) {
+    add(row("dist_sort_keys", "uint32", g, strong_total),
+        [g](benchmark::State& s) { sort_bench<std::uint32_t, dist::no_values>(s, g, strong_total); });
+    add(row("dist_sort_keys", "uint64", g, strong_total),
+        [g](benchmark::State& s) { sort_bench<std::uint64_t, dist::no_values>(s, g, strong_total); });
+    add(row("dist_sort_pairs", "uint32", g, strong_total),
+        [g](benchmark::State& s) { sort_bench<std::uint32_t, std::uint32_t>(s, g, strong_total); });
+    add(row("dist_sort_keys_weak", "uint32", g, weak_per_gpu * g),
+        [g](benchmark::State& s) { sort_bench<std::uint32_t, dist::no_values>(s, g, weak_per_gpu * g); });
+    add(row("dist_histogram256", "uint32", g, strong_total), [g](benchmark::State& s) {
+      per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, 256, [](gpu_rank& r, const std::uint32_t* in,
+                                                                              std::uint32_t* out, std::int64_t n) {
+        dist::histogram_even(*r.backend, *r.comm, in, n, out, 256, std::int64_t{0}, std::int64_t{1} << 32);
+      });
+    });
+    add(row("dist_scan", "uint32", g, strong_total), [g](benchmark::State& s) {
+      per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, -1, [](gpu_rank& r, const std::uint32_t* in,
+                                                                             std::uint32_t* out, std::int64_t n) {
+        dist::exclusive_scan(*r.backend, *r.comm, in, out, n, 0u, sum{});
+      });
+    });
+    if (g > 1) {
+      add(row("dist_alltoall_lookback", "uint32", g, strong_total),
+          [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, false); });
+      add(row("dist_alltoall_nccl", "uint32", g, strong_total),
+          [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, true); });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lookback::bench
+
+int main(int argc, char** argv) {
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+    std::fprintf(stderr, "lookback_dist_bench: no GPU\n");
+    return 69;  // EX_UNAVAILABLE
+  }
+  cudaDeviceProp props{};
+  if (cudaGetDeviceProperties(&props, 0) != cudaSuccess) return 69;
+  benchmark::AddCustomContext("gpu", props.name);
+  benchmark::AddCustomContext("gpus", std::to_string(gpus));
+  benchmark::AddCustomContext("nccl", lookback::dist::nccl_version());
+  lookback::bench::register_all(gpus);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 64;  // EX_USAGE
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  lookback::bench::groups().clear();  // the communicators go before the CUDA runtime does
+  return 0;
+}

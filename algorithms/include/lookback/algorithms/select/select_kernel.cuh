@@ -54,12 +54,10 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 
   T items[items_per_thread];
   io::load(d_in + base, valid, items, T{}, *reinterpret_cast<typename io::storage*>(s.staging), vectors);
-  bool keep[items_per_thread];
-  selector.template decide<Policy>(base, valid, items, keep, s.staging);
+  static_assert(items_per_thread <= 32, "a thread's decisions are the bits of one word");
+  const unsigned keep = selector.template decide<Policy>(base, valid, items, s.staging);
 
-  int kept = 0;
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) kept += keep[k] ? 1 : 0;
+  const int kept = __popc(keep);
   int block_kept;
   const int kept_before = block_scan::exclusive(kept, sum{}, 0, block_kept, s.scan);
   tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, static_cast<count_t>(block_kept), sum{},
@@ -78,7 +76,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   int rejected_slot = first - kept_before;  // rejected items before this thread's first
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
-    if (keep[k]) {
+    if ((keep >> k) & 1u) {
       staged[kept_slot++] = items[k];
     } else if (Partition && first + k < valid) {
       staged[staging_slots - 1 - rejected_slot++] = items[k];

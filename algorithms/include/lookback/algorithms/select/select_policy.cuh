@@ -37,6 +37,12 @@
 //     99% kept (with 1: 2^24 0.053 / 0.059 / 0.077-0.079, 2^28 0.553-0.554 / 0.651 / 0.855-0.857): 2
 //     0.053-0.055 / 0.061-0.062 / 0.078-0.080 and 0.564-0.565 / 0.671-0.672 / 0.874-0.875; 4 0.063 /
 //     0.070-0.071 / 0.085-0.087 and 0.704-0.707 / 0.807-0.813 / 1.03-1.04. Not kept.
+//   A thread's keep decisions as the bits of one word instead of a bool an item, byte flags tested
+//     four to a word from the loaded vectors (select/selectors.cuh): the flags' kernel no longer
+//     spills (32 bytes before, under the 40-register cap), nor the predicate's (8). One machine, two
+//     runs each, 1% / 50% / 99% kept at 2^28 (CUB 0.69 / 0.88 / 1.06 ms): select_flagged 0.523-0.527
+//     / 0.698-0.705 / 0.949-0.952 against 0.62 / 0.78 / 1.04 before; partition 1% / 99% 0.869-0.873 /
+//     0.828-0.832 against 0.890-0.895 / 0.855; select_if 1% 0.530-0.535 against 0.553-0.558.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

@@ -1,12 +1,14 @@
 #pragma once
 // What decides whether an item is kept: a predicate on the item, or a flag array beside the items.
 // Both hand a tile's decisions to the compaction kernel in the blocked arrangement its items are in
-// (thread t holds items t * ItemsPerThread ...).
+// (thread t holds items t * ItemsPerThread ...), as one bit an item: a bool an item held a register
+// each and made the flags' kernel spill under its register cap.
 #include <lookback/primitives/block/warp_transpose_io.cuh>
 #include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::select {
 
@@ -21,12 +23,15 @@ struct predicate_selector {
   template <class Policy>
   __device__ __forceinline__ void prefetch_tile_ahead(std::int64_t /*tile*/, std::int64_t /*n*/) const {}
 
+  /// Bit k of the result: whether the thread's item k is kept.
   template <class Policy, class T>
-  __device__ __forceinline__ void decide(std::int64_t /*base*/, int valid, const T (&items)[Policy::items_per_thread],
-                                         bool (&keep)[Policy::items_per_thread], void* /*shared*/) const {
+  __device__ __forceinline__ unsigned decide(std::int64_t /*base*/, int valid, const T (&items)[Policy::items_per_thread],
+                                             void* /*shared*/) const {
     const int first = static_cast<int>(threadIdx.x) * Policy::items_per_thread;
+    unsigned keep = 0;
 #pragma unroll
-    for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = first + k < valid && pred(items[k]);
+    for (int k = 0; k < Policy::items_per_thread; ++k) keep |= (first + k < valid && pred(items[k]) ? 1u : 0u) << k;
+    return keep;
   }
 };
 
@@ -53,39 +58,49 @@ struct flags_selector {
                                          Policy::items_per_thread * sizeof(Flag) <= 32;
 
   template <class Policy, class T>
-  __device__ __forceinline__ void decide(std::int64_t base, int valid, const T (&)[Policy::items_per_thread],
-                                         bool (&keep)[Policy::items_per_thread], void* shared) const {
-    Flag flags[Policy::items_per_thread];
-    if (!load_own_vectors<Policy>(base, valid, flags)) {
-      // The flags stage where the items just did; with another item size the warps' regions overlap,
-      // so every warp must be done reading its items first.
-      if constexpr (sizeof(Flag) != sizeof(T)) __syncthreads();
-      io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
-                       Policy::vector_access && aligned);
+  __device__ __forceinline__ unsigned decide(std::int64_t base, int valid, const T (&)[Policy::items_per_thread],
+                                             void* shared) const {
+    if constexpr (direct_vectors<Policy>) {
+      if (Policy::vector_access && aligned && valid == Policy::tile_items) return own_vectors<Policy>(base);
     }
+    // The flags stage where the items just did; with another item size the warps' regions overlap,
+    // so every warp must be done reading its items first.
+    if constexpr (sizeof(Flag) != sizeof(T)) __syncthreads();
+    Flag flags[Policy::items_per_thread];
+    io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
+                     Policy::vector_access && aligned);
+    unsigned keep = 0;
 #pragma unroll
-    for (int k = 0; k < Policy::items_per_thread; ++k) keep[k] = flags[k] != Flag{};
+    for (int k = 0; k < Policy::items_per_thread; ++k) keep |= (flags[k] != Flag{} ? 1u : 0u) << k;
+    return keep;
   }
 
-  /// Loads the thread's flags as whole vectors where direct_vectors allows and the tile is full (the
-  /// same answer for the whole block); false where the staged load must do it.
+  /// A full tile's decisions where direct_vectors allows (the same answer for the whole block): the
+  /// thread loads its run of flags itself as whole vectors, already in the blocked arrangement (a
+  /// warp's loads together still cover contiguous memory). Byte flags are tested four to a word.
   template <class Policy>
-  __device__ __forceinline__ bool load_own_vectors(std::int64_t base, int valid,
-                                                   Flag (&flags)[Policy::items_per_thread]) const {
-    if constexpr (direct_vectors<Policy>) {
-      if (Policy::vector_access && aligned && valid == Policy::tile_items) {
-        using vec = thread::vector16<Flag>;
-        const auto* d_run = reinterpret_cast<const vec*>(d_flags + base + threadIdx.x * Policy::items_per_thread);
+  __device__ __forceinline__ unsigned own_vectors(std::int64_t base) const {
+    using vec = thread::vector16<Flag>;
+    const auto* d_run = reinterpret_cast<const vec*>(d_flags + base + threadIdx.x * Policy::items_per_thread);
+    unsigned keep = 0;
 #pragma unroll
-        for (int v = 0; v < Policy::items_per_thread / vec::size; ++v) {
-          const vec x = d_run[v];
+    for (int v = 0; v < Policy::items_per_thread / vec::size; ++v) {
+      const vec x = d_run[v];
+      if constexpr (sizeof(Flag) == 1 && std::is_integral_v<Flag>) {
+        unsigned words[4];
+        memcpy(words, &x, sizeof(words));
 #pragma unroll
-          for (int c = 0; c < vec::size; ++c) flags[v * vec::size + c] = x.items[c];
+        for (int w = 0; w < 4; ++w) {
+          // 0xff in each nonzero byte; its top bits gathered into the word's top four bits.
+          const unsigned nonzero = __vcmpne4(words[w], 0u) & 0x80808080u;
+          keep |= ((nonzero * 0x00204081u) >> 28) << (v * 16 + w * 4);
         }
-        return true;
+      } else {
+#pragma unroll
+        for (int c = 0; c < vec::size; ++c) keep |= (x.items[c] != Flag{} ? 1u : 0u) << (v * vec::size + c);
       }
     }
-    return false;
+    return keep;
   }
 };
 

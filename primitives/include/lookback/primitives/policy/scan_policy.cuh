@@ -40,6 +40,12 @@
 //   cap); small 512x16 at 2^24 2: 0.070-0.071, 4: 0.081-0.082; uint64 large (2^24 0.108, 2^28
 //   1.46-1.47) 2: 0.109-0.111 / 1.48, 4: 0.119-0.122 / 1.64. Not kept: the wider polls cost more than
 //   the walk they shorten.
+//   H100, the descriptors zeroed by a kernel instead of a memset, the scan launched dependent on it
+//   (detail/dependent_launch.cuh) so that its blocks wait resident, two runs each, against the memset:
+//   uint32 2^20 0.0141-0.0164 ms against 0.0121-0.0122, 2^24 0.063-0.069 against 0.063-0.065, 2^28
+//   0.759-0.761 against 0.760-0.763; float32 2^20 0.0151-0.0157 against 0.0113-0.0114; uint64 2^20
+//   0.0184-0.0188 against 0.0163-0.0167. Compaction the same (select_if 50% kept, 2^20: 0.0159-0.0170
+//   against 0.0127-0.0133). Not kept: the extra kernel and the wait cost more than the launch gap.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

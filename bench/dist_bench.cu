@@ -1,13 +1,14 @@
-// lookback::dist from one process on 1, 2, 4 ... of this machine's GPUs, a rank each (`--gpus N`),
-// beside one GPU in the same run: the sort's strong scaling (2^30 keys over every GPU count) and weak
-// scaling (2^29 keys a GPU), histogram and scan throughput, and the sort's all-to-all beside
-// ncclAlltoAll on the same buffers. A row's time is wall-clock, from a barrier of every rank to the
-// last rank's stream done: what a caller of the distributed sort waits, host exchanges included (CUDA
-// events would time one GPU's stream). Medians of repetitions after a warm-up run; bench/dist_table.py
-// turns the JSON into the scaling table.
+// lookback::dist from one process on 1, 2, 4 ... of this machine's GPUs, a rank a GPU (as
+// `lookback ... --gpus N` runs), beside one GPU in the same run: the sort's strong scaling (2^30 keys
+// over every GPU count) and weak scaling (2^29 keys a GPU), histogram and scan throughput, and the
+// sort's all-to-all beside ncclAlltoAll on the same buffers. A row's time is wall-clock, from a
+// barrier of every rank to the last rank's stream done: what a caller of the distributed sort waits,
+// host exchanges included (CUDA events would time one GPU's stream). Medians of repetitions after a
+// warm-up run; bench/dist_table.py turns the JSON into the scaling table.
 #include <lookback/distributed/device_backend.cuh>
 #include <lookback/distributed/histogram.hpp>
 #include <lookback/distributed/nccl_communicator.hpp>
+#include <lookback/distributed/rank_threads.hpp>
 #include <lookback/distributed/scan.hpp>
 #include <lookback/distributed/slices.hpp>
 #include <lookback/distributed/sort.hpp>
@@ -19,13 +20,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <limits>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace lookback::bench {
@@ -77,24 +79,17 @@ class gpu_group {
 
   [[nodiscard]] int size() const { return static_cast<int>(ranks_.size()); }
 
-  /// work(rank) on every rank's own thread, its GPU current; the first exception is rethrown.
+  /// work(rank) on every rank's own thread, its GPU current; a failure on any rank is agreed by all
+  /// (guarded), and rethrown.
   template <class Work>
   void run(Work work) {
-    std::vector<std::exception_ptr> errors(ranks_.size());
-    std::vector<std::thread> threads;
-    for (std::size_t r = 0; r < ranks_.size(); ++r)
-      threads.emplace_back([&, r] {
-        try {
-          LOOKBACK_CUDA_TRY(cudaSetDevice(ranks_[r].device));
-          work(ranks_[r]);
-        } catch (...) {
-          errors[r] = std::current_exception();
-          ranks_[r].comm->abort();
-        }
+    dist::run_rank_threads(size(), [&](int r) {
+      gpu_rank& rank = ranks_[static_cast<std::size_t>(r)];
+      dist::guarded(*rank.comm, [&] {
+        LOOKBACK_CUDA_TRY(cudaSetDevice(rank.device));
+        work(rank);
       });
-    for (auto& thread : threads) thread.join();
-    for (const auto& error : errors)
-      if (error) std::rethrow_exception(error);
+    });
   }
 
   /// Milliseconds from a barrier of every rank to the last rank's step(rank) done on its stream.
@@ -127,9 +122,9 @@ std::map<int, std::unique_ptr<gpu_group>>& groups() {
   return made;
 }
 gpu_group& group_of(int gpus) {
-  auto& slot = groups()[gpus];
-  if (!slot) slot = std::make_unique<gpu_group>(gpus);
-  return *slot;
+  auto& made = groups()[gpus];
+  if (!made) made = std::make_unique<gpu_group>(gpus);
+  return *made;
 }
 
 std::uint64_t run_seed() {
@@ -285,9 +280,19 @@ void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool 
 constexpr std::int64_t strong_total = std::int64_t{1} << 30;
 constexpr std::int64_t weak_per_gpu = std::int64_t{1} << 29;
 
+/// Registers `fn` with manual time and aggregates. A failure (an allocation past the memory of a GPU,
+/// say) skips the row with its message, and the groups are made afresh for the next rows.
 template <class Fn>
 void add(const std::string& name, Fn fn) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [fn](benchmark::State& state) {
+                                 try {
+                                   fn(state);
+                                 } catch (const std::exception& e) {
+                                   state.SkipWithError(e.what());
+                                   groups().clear();
+                                 }
+                               })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->MinTime(0.2)

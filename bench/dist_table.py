@@ -23,7 +23,7 @@ def main():
         if b.get("aggregate_name") != "median":
             continue
         op, dtype, gpus, total = b["run_name"].split("/")[:4]
-        ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
+        ms = b["real_time"] * {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}[b.get("time_unit", "ns")]
         rows[(op, dtype)][int(gpus.split(":")[1])] = (ms, int(total), b)
     print("%s x %s, NCCL %s; wall-clock medians of 5 repetitions, from a barrier of every rank to the last"
           % (context.get("gpus", "?"), context.get("gpu", "?"), context.get("nccl", "?")))

@@ -5,12 +5,12 @@
 #include "cli/failure.hpp"
 #include "cli/mpi_session.hpp"
 
+#include <lookback/distributed/rank_threads.hpp>
 #include <lookback/primitives/error.cuh>
 
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <thread>
 
 #if defined(LOOKBACK_HAVE_NCCL)
 #include <lookback/distributed/nccl_communicator.hpp>
@@ -214,23 +214,13 @@ void launch::run(const std::function<void(const rank_context&)>& step) {
     return;
   }
   // --gpus: a thread a GPU; each rank's failure is agreed within the threads, and the first rethrown here.
-  std::vector<std::exception_ptr> errors(locals_.size());
-  std::vector<std::thread> threads;
-  for (std::size_t r = 0; r < locals_.size(); ++r)
-    threads.emplace_back([&, r] {
-      local_rank& local = *locals_[r];
-      try {
-        agreed(*local.comm, [&] {
-          LOOKBACK_CUDA_TRY(cudaSetDevice(local.device));
-          step(rank_context{static_cast<int>(r), ranks_, ranks_, typed::dist_rank{*local.comm, true, local.stream}});
-        });
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
+  dist::run_rank_threads(static_cast<int>(locals_.size()), [&](int r) {
+    local_rank& local = *locals_[static_cast<std::size_t>(r)];
+    agreed(*local.comm, [&] {
+      LOOKBACK_CUDA_TRY(cudaSetDevice(local.device));
+      step(rank_context{r, ranks_, ranks_, typed::dist_rank{*local.comm, true, local.stream}});
     });
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
 }
 
 void launch::on_root(const std::function<void()>& step) {

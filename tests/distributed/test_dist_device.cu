@@ -10,11 +10,12 @@
 #include <lookback/distributed/host_backend.hpp>
 #include <lookback/distributed/mpi_communicator.hpp>
 #include <lookback/distributed/nccl_communicator.hpp>
+#include <lookback/distributed/rank_threads.hpp>
+#include <lookback/primitives/stream.cuh>
 
 #include <algorithm>
 #include <exception>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace lookback::dist::testing {
@@ -86,37 +87,27 @@ class nccl_every_gpu : public test::gpu_test {
     if (gpus_ < 2) GTEST_SKIP() << "needs two GPUs in one process; this machine has " << gpus_;
   }
 
-  /// Runs cases(env) on every GPU's rank at once and waits for all of them.
+  /// Runs cases(env) on every GPU's rank at once, a thread each, as `--gpus N` does; a rank's failure
+  /// is agreed by every rank (guarded), so none waits for it.
   template <class Cases>
   void on_every_gpu(Cases cases) {
     std::vector<int> devices(static_cast<std::size_t>(gpus_));
     for (int g = 0; g < gpus_; ++g) devices[static_cast<std::size_t>(g)] = g;
     auto comms = nccl_communicator::for_devices(devices);
-    std::vector<std::exception_ptr> errors(devices.size());
-    std::vector<std::thread> ranks;
-    for (std::size_t r = 0; r < devices.size(); ++r)
-      ranks.emplace_back([&, r] {
-        cudaStream_t stream = nullptr;
-        try {
-          LOOKBACK_CUDA_TRY(cudaSetDevice(devices[r]));
-          LOOKBACK_CUDA_TRY(cudaStreamCreate(&stream));
-          {
-            device_backend backend(stream);
-            rank_env<device_backend> env{backend, *comms[r]};
-            cases(env);
-          }
-          LOOKBACK_CUDA_TRY(cudaStreamDestroy(stream));
-        } catch (...) {
-          errors[r] = std::current_exception();
-          comms[r]->abort();  // the other ranks' collectives fail instead of waiting for this one
-        }
+    try {
+      run_rank_threads(gpus_, [&](int r) {
+        communicator& comm = *comms[static_cast<std::size_t>(r)];
+        guarded(comm, [&] {
+          LOOKBACK_CUDA_TRY(cudaSetDevice(devices[static_cast<std::size_t>(r)]));
+          const cuda_stream stream;
+          device_backend backend(stream);
+          rank_env<device_backend> env{backend, comm};
+          cases(env);
+        });
       });
-    for (auto& rank : ranks) rank.join();
-    comms.clear();
-    for (std::size_t r = 0; r < errors.size(); ++r)
-      if (errors[r]) ADD_FAILURE() << "rank " << r << " on GPU " << devices[r] << " threw";
-    for (const auto& error : errors)
-      if (error) std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
   }
 
   int gpus_ = 0;
@@ -127,7 +118,9 @@ TEST_F(nccl_one_rank, histograms_equal_the_sequential_counts) { run_histogram_ca
 TEST_F(nccl_one_rank, compaction_keeps_the_sequential_items) { run_select_cases(env()); }
 // The device sort itself is tested on every key type in test_radix_sort.cu, and the distributed logic
 // on every key type by the CPU backend; here three key widths keep this file's build time down.
-TEST_F(nccl_one_rank, sort_is_the_sequential_stable_sort) { run_sort_cases<rank_env<device_backend>, std::uint32_t, float, std::uint64_t>(env()); }
+TEST_F(nccl_one_rank, sort_is_the_sequential_stable_sort) {
+  run_sort_cases<rank_env<device_backend>, std::uint32_t, float, std::uint64_t>(env());
+}
 
 TEST_F(device_ranks_over_mpi, reduce_and_scans_equal_the_sequential_result) { run_reduce_and_scan_cases(env()); }
 TEST_F(device_ranks_over_mpi, histograms_equal_the_sequential_counts_on_every_rank) { run_histogram_cases(env()); }

@@ -25,8 +25,8 @@ struct predicate_selector {
 
   /// Bit k of the result: whether the thread's item k is kept.
   template <class Policy, class T>
-  __device__ __forceinline__ unsigned decide(std::int64_t /*base*/, int valid, const T (&items)[Policy::items_per_thread],
-                                             void* /*shared*/) const {
+  __device__ __forceinline__ unsigned decide(std::int64_t /*base*/, int valid,
+                                             const T (&items)[Policy::items_per_thread], void* /*shared*/) const {
     const int first = static_cast<int>(threadIdx.x) * Policy::items_per_thread;
     unsigned keep = 0;
 #pragma unroll
@@ -51,8 +51,7 @@ struct flags_selector {
     thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_flags, tile, Policy::tile_items, n);
   }
 
-  /// Whether a thread's run of flags is one or two whole 16-byte vectors: then it loads them itself,
-  /// already in the blocked arrangement; a warp's loads together still cover contiguous memory.
+  /// Whether a thread's run of flags is one or two whole 16-byte vectors (own_vectors).
   template <class Policy>
   static constexpr bool direct_vectors = Policy::items_per_thread * sizeof(Flag) % 16 == 0 &&
                                          Policy::items_per_thread * sizeof(Flag) <= 32;

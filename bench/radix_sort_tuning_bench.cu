@@ -45,7 +45,7 @@ const bool registered = [] {
   using keys = radix::no_value;
   using h1 = radix_histogram_config<256, 1>;
   using h4 = radix_histogram_config<256, 4>;
-  register_policy<h4, policy::radix_sort<u32, keys>::onesweep, keys>("large", {16, 17, 18, 19, 20, 22, 24, 28});
+  register_policy<h4, policy::radix_sort<u32, keys>::large::onesweep, keys>("large", {16, 17, 18, 19, 20, 22, 24, 28});
   // Occupancy: the large tiles' 80 registers and 62 KiB allow two blocks of 12 warps an SM (ncu: 37%
   // occupancy, ALU 61%, DRAM 52%, 11 cycles a warp between issues).
   register_policy<h4, onesweep_config<512, 16, 0, 2, true>, keys>("512x16", {24, 28});
@@ -53,13 +53,15 @@ const bool registered = [] {
   register_policy<h4, onesweep_config<512, 24, 0, 2, true>, keys>("512x24", {24, 28});
   register_policy<h4, onesweep_config<256, 24, 0, 4, true>, keys>("256x24_4blocks", {24, 28});
   register_policy<h4, onesweep_config<384, 24, 0, 3, true>, keys>("384x24_3blocks", {24, 28});
-  register_policy<radix_histogram_config<256, 2>, policy::radix_sort<u32, keys>::onesweep, keys>("large_h2", {28});
-  register_policy<radix_histogram_config<256, 8>, policy::radix_sort<u32, keys>::onesweep, keys>("large_h8", {28});
+  register_policy<radix_histogram_config<256, 2>, policy::radix_sort<u32, keys>::large::onesweep, keys>("large_h2",
+                                                                                                  {28});
+  register_policy<radix_histogram_config<256, 8>, policy::radix_sort<u32, keys>::large::onesweep, keys>("large_h8",
+                                                                                                  {28});
   register_policy<h1, onesweep_config<256, 8, 0, 4, true>, keys>("256x8");
   register_policy<h4, onesweep_config<256, 8, 0, 4, true>, keys>("256x8_h4");
   register_policy<h1, onesweep_config<256, 16, 0, 3, true>, keys>("256x16");
   register_policy<h1, onesweep_config<384, 16, 0, 2, true>, keys>("384x16");
-  register_policy<h4, policy::radix_sort<u32, u32>::onesweep, u32>("large", {16, 17, 18, 19, 20, 22, 24, 28});
+  register_policy<h4, policy::radix_sort<u32, u32>::large::onesweep, u32>("large", {16, 17, 18, 19, 20, 22, 24, 28});
   register_policy<h4, onesweep_config<512, 16, 0, 3, false>, u32>("512x16_3blocks", {24, 28});
   register_policy<h4, onesweep_config<384, 24, 0, 3, false>, u32>("384x24_3blocks", {24, 28});
   register_policy<h4, onesweep_config<256, 24, 0, 4, false>, u32>("256x24_4blocks", {24, 28});
@@ -74,8 +76,8 @@ const bool registered = [] {
   register_policy<h1, onesweep_config<384, 12, 0, 2, false, 2>, u32>("384x12_window2", {16, 18, 20, 21});
   register_policy<h1, onesweep_config<384, 12, 0, 2, false, 4>, u32>("384x12_window4", {16, 18, 20, 21});
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
-  register_policy<h4, policy::radix_sort<float, keys>::onesweep, keys, float>("large", {24, 28});
-  register_policy<h4, policy::radix_sort<float, u32>::onesweep, u32, float>("large", {24, 28});
+  register_policy<h4, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large", {24, 28});
+  register_policy<h4, policy::radix_sort<float, u32>::large::onesweep, u32, float>("large", {24, 28});
   return true;
 }();
 

@@ -215,12 +215,12 @@ std::string describe(const char* what, keys_shape s, std::int64_t n, bool descen
 
 TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
   using Key = TypeParam;
-  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::small_onesweep::tile_items;
+  const std::int64_t tile = policy::radix_sort<Key, radix::no_value>::small::onesweep::tile_items;
   constexpr int bits = 8 * sizeof(Key);
   std::vector<std::int64_t> large_boundaries;
   using p = policy::radix_sort<Key, radix::no_value>;
   for (const std::int64_t n :
-       sizes_around_switch(tile, p::small_max_items, p::onesweep::tile_items, large_boundaries))
+       sizes_around_switch(tile, p::small_max_items, p::large::onesweep::tile_items, large_boundaries))
     for (const keys_shape s : all_shapes) {
       // The largest sizes uniform and ascending only, but the large passes' first tile boundaries in
       // every shape: the other paths are the same at every size of one kind of pass.
@@ -240,8 +240,8 @@ template <class Key, class Value>
 void check_pairs_are_stable(const char* what) {
   // Pairs take their own tiles (policy::radix_sort), so their boundaries are the ones that matter.
   using p = policy::radix_sort<Key, Value>;
-  const std::int64_t tile = p::small_onesweep::tile_items;
-  const std::int64_t past_small = whole_large_tiles_past(p::small_max_items, p::onesweep::tile_items) + 1;
+  const std::int64_t tile = p::small::onesweep::tile_items;
+  const std::int64_t past_small = whole_large_tiles_past(p::small_max_items, p::large::onesweep::tile_items) + 1;
   constexpr int bits = 8 * sizeof(Key);
   for (const std::int64_t n : {std::int64_t{33}, tile + 1, 3 * tile - 1, std::int64_t{100003}, past_small})
     for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})

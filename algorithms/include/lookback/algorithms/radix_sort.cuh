@@ -18,6 +18,7 @@
 #include <lookback/algorithms/radix_sort/radix_sort_policy.cuh>
 #include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
@@ -29,6 +30,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace lookback {
 
@@ -122,14 +124,14 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
 template <class Policy, class Key, class Value, bool Descending>
 void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers,
                       std::int64_t n, int begin_bit, int end_bit, bool spare_in_temp, cudaStream_t stream) {
-  constexpr std::int64_t small_tile = Policy::small_onesweep::tile_items;
-  if (n <= Policy::small_max_items)
-    sort_with_passes<typename Policy::small_histogram, typename Policy::small_onesweep, Key, Value, Descending>(
-        d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream);
-  else
-    sort_with_passes<typename Policy::histogram, typename Policy::onesweep, Key, Value, Descending>(
+  constexpr std::int64_t small_tile = Policy::small::onesweep::tile_items;
+  constexpr std::int64_t small_max_tiles = (Policy::small_max_items + small_tile - 1) / small_tile;
+  lookback::detail::with_size_policy<Policy>(n, [&](auto passes) {
+    using chosen = decltype(passes);
+    sort_with_passes<typename chosen::histogram, typename chosen::onesweep, Key, Value, Descending>(
         d_temp_storage, temp_storage_bytes, buffers, n, begin_bit, end_bit, spare_in_temp, stream,
-        (Policy::small_max_items + small_tile - 1) / small_tile);
+        std::is_same_v<chosen, typename Policy::large> ? small_max_tiles : 1);
+  });
 }
 
 template <bool Descending, class Key, class Value>

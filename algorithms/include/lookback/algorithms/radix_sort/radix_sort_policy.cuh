@@ -94,6 +94,13 @@ struct onesweep_config {
   static constexpr bool inline_votes = InlineVotes;
 };
 
+/// A sort's kernels at one size: the up-front histogram and the digit passes.
+template <class Histogram, class Onesweep>
+struct radix_sort_passes {
+  using histogram = Histogram;
+  using onesweep = Onesweep;
+};
+
 /// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
 /// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
 template <class Key, class Value>
@@ -101,15 +108,14 @@ struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
   static constexpr bool wide = sizeof(Key) == 8 || (!keys_only && sizeof(Value) == 8);
   static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 19 : 21);
-  using small_histogram = radix_histogram_config<256, 1>;
-  using small_onesweep =
-      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>;
-  using histogram = radix_histogram_config<256, 4>;
+  using small = radix_sort_passes<
+      radix_histogram_config<256, 1>,
+      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;
   using pairs_pass =
       std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>, onesweep_config<512, 24, 0, 2, false>>;
-  using onesweep = std::conditional_t<keys_only, keys_pass, pairs_pass>;
+  using large = radix_sort_passes<radix_histogram_config<256, 4>, std::conditional_t<keys_only, keys_pass, pairs_pass>>;
 };
 
 }  // namespace lookback::policy

@@ -20,7 +20,6 @@
 #include <lookback/primitives/warp/warp_scan.cuh>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace lookback::device {
 
@@ -68,8 +67,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   __shared__ storage s;
 
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id, [&](std::int64_t id) {
-    if constexpr (std::is_pointer_v<InputIt>)
-      thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, Policy::tile_items, n);
+    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, Policy::tile_items, n);
   });
   const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
   T items[items_per_thread];

@@ -10,7 +10,6 @@
 #include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace lookback::device {
 
@@ -71,8 +70,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   __shared__ storage s;
 
   const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id, [&](std::int64_t id) {
-    if constexpr (std::is_pointer_v<InputIt>)
-      thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, Policy::tile_items, n);
+    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, Policy::tile_items, n);
   });
   T items[Policy::items_per_thread];
   // 16-byte vector accesses when the arrays are aligned and the policy asks for them.

@@ -5,6 +5,7 @@
 // lets DRAM work on it while the earlier blocks rank, scan or look back, and the later block's loads
 // then meet L2 latency instead of DRAM's.
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::thread {
 
@@ -26,10 +27,11 @@ __device__ __forceinline__ void prefetch_l2(const T* first, std::int64_t count) 
 }
 
 /// By one thread of tile `tile`'s block: prefetches the input of tile `tile + Distance` of `tile_items`
-/// items (n in all), if there is one. Distance 0 prefetches nothing.
-template <int Distance, class T>
-__device__ __forceinline__ void prefetch_tile_ahead(const T* d_in, std::int64_t tile, int tile_items, std::int64_t n) {
-  if constexpr (Distance > 0) {
+/// items (n in all), if there is one. Distance 0 prefetches nothing, nor does an input that is not a
+/// pointer (an iterator computing its items has no memory to fetch).
+template <int Distance, class InputIt>
+__device__ __forceinline__ void prefetch_tile_ahead(InputIt d_in, std::int64_t tile, int tile_items, std::int64_t n) {
+  if constexpr (Distance > 0 && std::is_pointer_v<InputIt>) {
     const std::int64_t first = (tile + Distance) * tile_items;
     if (first < n) prefetch_l2(d_in + first, n - first < tile_items ? n - first : tile_items);
   }

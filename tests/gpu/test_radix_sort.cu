@@ -321,15 +321,15 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
 
 TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
   // README: 16,640 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
-  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 86 (keys) or 456 (pairs)
+  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 171 (keys) or 456 (pairs)
   // of them past the small sizes, where tiles are of 6144 keys or 4608 pairs. The size never shrinks
   // as n grows: the streamed sorts size one allocation for their largest chunk.
   const auto tiles = [](std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; };
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 19, (std::int64_t{1} << 19) + 1,
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 20, (std::int64_t{1} << 20) + 1,
                                std::int64_t{1} << 21, (std::int64_t{1} << 21) + 1, std::int64_t{1} << 28}) {
-    const bool small_keys = n <= (std::int64_t{1} << 19);
+    const bool small_keys = n <= (std::int64_t{1} << 20);
     const bool small_pairs = n <= (std::int64_t{1} << 21);
-    const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 86);
+    const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 171);
     const std::int64_t pair_tiles = small_pairs ? tiles(n, 4608) : std::max<std::int64_t>(tiles(n, 12288), 456);
     const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(key_tiles) + 512;
     const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(pair_tiles) + 512;
@@ -360,7 +360,7 @@ TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
     return b;
   };
   for (int form = 0; form < 5; ++form)
-    for (const std::int64_t switch_n : {std::int64_t{1} << 19, std::int64_t{1} << 21})
+    for (const std::int64_t switch_n : {std::int64_t{1} << 20, std::int64_t{1} << 21})
       for (std::int64_t n = switch_n - 20000; n < switch_n + 20000; n += 997)
         EXPECT_LE(query(n, form), query(n + 997, form)) << "form " << form << ", n=" << n;
 }
@@ -379,6 +379,40 @@ TEST_F(radix_sort_api, repeated_runs_are_identical) {
   for (int run = 0; run < 5; ++run) {
     check_sort<std::uint32_t, std::uint32_t, true>(keys, false, 0, 32, "run " + std::to_string(run), false);
     if (HasFailure()) return;
+  }
+}
+
+// The histogram's single copy of its counters, which devices without 64 KiB of shared memory a block
+// (Turing) count with instead of the policy's copies for each lane.
+TEST_F(radix_sort_api, single_copy_histogram_sorts_the_same) {
+  using key = std::uint32_t;
+  using p = policy::radix_sort<key, radix::no_value>;
+  static_assert(p::large::histogram::lane_copies != 0, "the policy's histogram is the copied one");
+  using single_copy = policy::radix_histogram_config<p::large::histogram::threads,
+                                                     p::large::histogram::vectors_in_flight>;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 21) + 17);
+  auto rng = make_rng(7);
+  for (const keys_shape shape : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal}) {
+    for (const auto& bits : {std::pair{0, 32}, std::pair{8, 24}}) {
+      const int begin = bits.first;
+      const int end = bits.second;
+      const auto keys = make_keys<key>(shape, n, rng);
+      const cuda_stream stream;
+      const auto d_keys = to_device(keys, stream);
+      device_buffer<key> d_out(keys.size(), stream);
+      d_out.fill_bytes(poison_byte);
+      const radix::sort_buffers buffers{d_keys.data(), d_out.data(), nullptr, nullptr, nullptr, nullptr, false};
+      stream_allocator alloc;
+      lookback::detail::with_temp_storage(alloc, stream, [&](void* d_temp, std::size_t& bytes) {
+        radix::detail::sort_with_passes<single_copy, p::large::onesweep, key, radix::no_value, false>(
+            d_temp, bytes, buffers, n, begin, end, true, stream);
+      });
+      sorted<key, std::uint32_t> expected;
+      for (const std::uint32_t i : stable_order(keys, false, begin, end)) expected.keys.push_back(keys[i]);
+      expect_sorted<key, std::uint32_t, false>(expected, {to_host(d_out), {}}, "single-copy histogram",
+                                               describe<key>("sort", shape, n, false, begin, end));
+      if (HasFailure()) return;
+    }
   }
 }
 

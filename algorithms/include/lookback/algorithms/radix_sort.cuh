@@ -61,6 +61,32 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
                                 " bits");
 }
 
+/// The up-front histogram (pass_plan.cuh). Its copied counters take 64 KiB a block for 4-byte keys,
+/// more than Turing gives one: there it counts with a single copy.
+template <class HistogramPolicy, class Key, bool Descending>
+void launch_digit_histogram(const Key* d_keys, std::int64_t n, int begin_bit, int end_bit, int passes,
+                            sort_counters* d_counters, const sort_buffers& buffers, pass_plan* d_plan,
+                            cudaStream_t stream) {
+  const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
+  constexpr int shared_bytes = static_cast<int>(histogram_counters<HistogramPolicy, Key>::shared_bytes);
+  if constexpr (HistogramPolicy::lane_copies != 0) {
+    if (!lookback::detail::fits_dynamic_shared_memory(histogram, shared_bytes)) {
+      using single_copy = policy::radix_histogram_config<HistogramPolicy::threads, HistogramPolicy::vectors_in_flight>;
+      launch_digit_histogram<single_copy, Key, Descending>(d_keys, n, begin_bit, end_bit, passes, d_counters, buffers,
+                                                           d_plan, stream);
+      return;
+    }
+  }
+  const std::int64_t per_block =
+      std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>(
+      (n + per_block - 1) / per_block, 1,
+      lookback::detail::resident_blocks(histogram, HistogramPolicy::threads, shared_bytes)));
+  histogram<<<blocks, HistogramPolicy::threads, shared_bytes, stream>>>(
+      d_keys, n, thread::aligned16(d_keys), begin_bit, end_bit, passes, d_counters, buffers, d_plan);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
 /// Sorts with an explicit histogram and pass policy; `buffers` as in pass_plan.cuh. With
 /// spare_in_temp (the separate-buffer form) the temporary storage's last parts are the spare buffers of
 /// n keys and values. One memset, the histogram (which plans the passes in its last block) and one
@@ -95,20 +121,13 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counters, 0, layout.part<char>(d_temp_storage, 2) - layout.part<char>(d_temp_storage, 0),
                                     stream));
 
-  const auto* d_keys_in = static_cast<const Key*>(buffers.keys_in);
-  const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
-  const std::int64_t per_block =
-      std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;
-  const int blocks = static_cast<int>(std::clamp<std::int64_t>(
-      (n + per_block - 1) / per_block, 1, lookback::detail::resident_blocks(histogram, HistogramPolicy::threads)));
-  histogram<<<blocks, HistogramPolicy::threads, 0, stream>>>(d_keys_in, n, thread::aligned16(d_keys_in), begin_bit,
-                                                              end_bit, passes, d_counters, buffers, d_plan);
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  launch_digit_histogram<HistogramPolicy, Key, Descending>(static_cast<const Key*>(buffers.keys_in), n, begin_bit,
+                                                           end_bit, passes, d_counters, buffers, d_plan, stream);
 
   const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
   constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);
-  // Asked only for its side effect, cached per kernel and device: the limit raised past 48 KiB.
-  lookback::detail::resident_blocks(onesweep_pass, PassPolicy::threads, shared_bytes);
+  // Cached per kernel and device: the limit raised past 48 KiB, and the L1 the passes were measured with.
+  lookback::detail::prefer_carveout_for_occupancy(onesweep_pass, PassPolicy::threads, shared_bytes);
   for (int p = 0; p < passes; ++p) {
     const status_array status(d_status, tiles * radix_digits, static_cast<unsigned>(p));
     lookback::detail::launch_dependent(onesweep_pass, dim3(static_cast<unsigned>(tiles)), dim3(PassPolicy::threads),

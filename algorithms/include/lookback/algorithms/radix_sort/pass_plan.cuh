@@ -5,6 +5,7 @@
 // buffer each remaining pass reads and writes. So skipping needs no host round trip, and a whole sort
 // can be captured in a CUDA graph.
 #include <lookback/algorithms/histogram/sample_visit.cuh>
+#include <lookback/algorithms/radix_sort/digit_counters.cuh>
 #include <lookback/algorithms/radix_sort/key_bits.cuh>
 #include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/operators.cuh>
@@ -135,6 +136,12 @@ __device__ __forceinline__ void with_static_count(int count, F& f, std::integer_
   ((count == C + 1 ? (f(std::integral_constant<int, C + 1>{}), true) : false) || ...);
 }
 
+/// The histogram's shared counters for the policy and key (digit_counters.cuh).
+template <class Policy, class Key>
+using histogram_counters = std::conditional_t<Policy::lane_copies != 0,
+                                              lane_digit_counters<static_cast<int>(sizeof(Key)), Policy::lane_copies>,
+                                              block_digit_counters<static_cast<int>(sizeof(Key))>>;
+
 /// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the caller; the last block
 /// to finish then plans the passes (plan_passes), so the sort launches no kernel between the histogram
 /// and its first pass. The passes are unrolled up to the key's width, so each sample's counts go out
@@ -147,9 +154,10 @@ __global__ void __launch_bounds__(Policy::threads)
   static_assert(Policy::threads == radix_digits, "a thread per digit plans the passes");
   lookback::detail::allow_dependent_launch();
   constexpr int key_passes = static_cast<int>(sizeof(Key));  // 8-bit digits
-  __shared__ unsigned counts[key_passes][radix_digits];
+  extern __shared__ __align__(16) unsigned char histogram_shared[];
+  auto counts = histogram_counters<Policy, Key>::make(histogram_shared);
   __shared__ bool last_block;
-  for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads) (&counts[0][0])[i] = 0;
+  counts.zero(passes);
   unsigned mask[key_passes];
 #pragma unroll
   for (int p = 0; p < key_passes; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
@@ -163,14 +171,13 @@ __global__ void __launch_bounds__(Policy::threads)
       const auto bits = ordered_bits<Key, Descending>(key);
 #pragma unroll
       for (int p = 0; p < decltype(counted)::value; ++p)
-        atomicAdd(&counts[p][static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]], 1u);
+        counts.add(p, static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]);
     });
   };
   with_static_count(passes, count_passes, std::make_integer_sequence<int, key_passes>{});
   __syncthreads();
   sort_counters& c = *d_counters;
-  for (int i = threadIdx.x; i < passes * radix_digits; i += Policy::threads)
-    if ((&counts[0][0])[i] != 0) atomicAdd(c.counts + i, (&counts[0][0])[i]);
+  counts.flush(passes, c.counts);
   // The last block to finish sees every block's counts: each publishes its own before counting itself
   // done.
   __threadfence();

@@ -66,17 +66,38 @@
 //    not waiting on DRAM (52% busy): the prefetches only take L2 from the scatter. Not kept.
 //  - Bit ranges: the histogram unrolled for each pass count (pass_plan.cuh), bits [8, 24) of 2^28
 //    uint32 keys 2.51 -> 2.48-2.49 ms (full width 4.68-4.69).
+//  - The histogram, ncu at 2^28 uint32 keys: L1/TEX 99% busy, DRAM 57%, warps waiting on the MIO queue
+//    half their time, 566 us: its shared atomics, not DRAM, bound it. Counters copied for each lane
+//    (radix_sort/digit_counters.cuh): 16 copies 426 us (L1 96%, DRAM 75%); 32 copies (128 KiB, one
+//    block an SM) 531 us; 32 copies of 16-bit counters packed two a word 600 us (the packing made it
+//    ALU-bound, SM 88%). Whole sorts, one run, against one copy: 16 copies keys 2^28 4.60 ms against
+//    4.61 (the passes dominate), pairs 8.22 against 8.30; small tiles 2^20 keys 0.068 against 0.077
+//    (and 0.074 for the large tiles, so keys take small tiles up to 2^20), pairs 0.081 against 0.093;
+//    2^16 level; uint64 keys 2^27 7.65 against 7.59 (eight passes of 16 copies fit one block an SM):
+//    8-byte keys keep one copy.
+//  - Those copied counters first made the whole sort slower (2^28 keys 4.93 ms against 4.62) while ncu
+//    timed each kernel faster: an SM keeps the split between L1 and shared memory that the kernel before
+//    left as long as the next blocks fit, so the passes ran with the histogram's large shared carveout
+//    and less L1. Each pass now asks for the carveout its own blocks need
+//    (detail::prefer_carveout_for_occupancy), which gave back 4.60.
+//  - Digits matched by each lane's bit set in a shared word of its warp and digit (CUB's
+//    WARP_MATCH_ATOMIC_OR, three shared-memory operations a key instead of eight votes), one run: keys
+//    2^28 4.88 ms against 4.63, 2^24 0.384 against 0.356; pairs 8.66 against 8.47; uint64 keys 2^27
+//    7.98 against 7.69. Not kept. (A signed division by 32 for the warp's row made the kernels with
+//    votes spill 108-156 bytes: the warp index stays unsigned.)
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 namespace lookback::policy {
 
-/// The up-front histogram: threads per block and 16-byte loads per thread per trip.
-template <int Threads, int VectorsInFlight>
+/// The up-front histogram: threads per block, 16-byte loads per thread per trip, and the copies of
+/// its counters (0: one for the block; 16 or 32: radix_sort/digit_counters.cuh).
+template <int Threads, int VectorsInFlight, int LaneCopies = 0>
 struct radix_histogram_config {
   static constexpr int threads = Threads;
   static constexpr int vectors_in_flight = VectorsInFlight;
+  static constexpr int lane_copies = LaneCopies;
 };
 
 /// One digit pass: threads per block (the first 256 also own a digit each for the look-back), keys
@@ -107,15 +128,18 @@ template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
   static constexpr bool wide = sizeof(Key) == 8 || (!keys_only && sizeof(Value) == 8);
-  static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 19 : 21);
+  static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 20 : 21);
+  // Keys of 8 bytes count eight passes: 16 copies would take 128 KiB a block.
+  static constexpr int histogram_copies = sizeof(Key) <= 4 ? 16 : 0;
   using small = radix_sort_passes<
-      radix_histogram_config<256, 1>,
+      radix_histogram_config<256, 1, histogram_copies>,
       std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;
   using pairs_pass =
       std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>, onesweep_config<512, 24, 0, 2, false>>;
-  using large = radix_sort_passes<radix_histogram_config<256, 4>, std::conditional_t<keys_only, keys_pass, pairs_pass>>;
+  using large = radix_sort_passes<radix_histogram_config<256, 4, histogram_copies>,
+                                  std::conditional_t<keys_only, keys_pass, pairs_pass>>;
 };
 
 }  // namespace lookback::policy

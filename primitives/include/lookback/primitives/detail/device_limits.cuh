@@ -4,24 +4,43 @@
 #include <lookback/primitives/detail/per_kernel_cache.cuh>
 #include <lookback/primitives/error.cuh>
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace lookback::detail {
 
-/// Lets `kernel` launch with `dynamic_shared_bytes` past the default 48 KiB: raises its limit to the
-/// device's whole opt-in size, not to this request, so a later, smaller request never lowers it.
+/// Whether the current device lets a block of `kernel` have `dynamic_shared_bytes` beside its static
+/// shared memory.
+template <class Kernel>
+bool fits_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
+  return cached_per_kernel<bool>(kernel, dynamic_shared_bytes, 0, [&](int device) {
+    int optin = 0;
+    cudaFuncAttributes attributes{};
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    return dynamic_shared_bytes <= optin - static_cast<int>(attributes.sharedSizeBytes);
+  });
+}
+
+/// Lets `kernel` launch with `dynamic_shared_bytes` past the default 48 KiB: raises its limit to all
+/// that the device's opt-in size leaves beside the kernel's static shared memory, not to this request,
+/// so a later, smaller request never lowers it.
 template <class Kernel>
 void allow_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
   if (dynamic_shared_bytes <= 48 * 1024) return;
   int device = 0;
   int optin = 0;
+  cudaFuncAttributes attributes{};
   LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
   LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (dynamic_shared_bytes > optin)
+  LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  const int dynamic_limit = optin - static_cast<int>(attributes.sharedSizeBytes);
+  if (dynamic_shared_bytes > dynamic_limit)
     throw std::invalid_argument("a block needs " + std::to_string(dynamic_shared_bytes) +
-                                " bytes of shared memory; the device allows " + std::to_string(optin));
-  LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+                                " bytes of dynamic shared memory; the device allows " + std::to_string(dynamic_limit));
+  LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_limit));
 }
 
 /// Asks for the largest shared-memory carveout for `kernel`, once per kernel and device: a kernel whose
@@ -31,6 +50,31 @@ void prefer_shared_memory(Kernel kernel) {
   cached_per_kernel<bool>(kernel, 0, 0, [&](int) {
     LOOKBACK_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    return true;
+  });
+}
+
+/// Asks for the shared-memory carveout that as many blocks of `kernel` as fit an SM need, once per
+/// kernel and device. An SM keeps the split between L1 and shared memory that the kernel before left
+/// it as long as the new blocks fit, so without this a kernel after one that took more shared memory
+/// runs with less L1 than it was measured with.
+template <class Kernel>
+void prefer_carveout_for_occupancy(Kernel kernel, int threads, int dynamic_shared_bytes) {
+  cached_per_kernel<bool>(kernel, threads, dynamic_shared_bytes, [&](int device) {
+    allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
+    int blocks = 0;
+    int per_sm = 0;
+    int reserved = 0;
+    cudaFuncAttributes attributes{};
+    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_shared_bytes));
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    const std::int64_t per_block =
+        dynamic_shared_bytes + static_cast<std::int64_t>(attributes.sharedSizeBytes) + reserved;
+    const std::int64_t needed = std::int64_t{std::max(blocks, 1)} * per_block;
+    const int percent = static_cast<int>(std::min<std::int64_t>(100, (100 * needed + per_sm - 1) / per_sm));
+    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
     return true;
   });
 }

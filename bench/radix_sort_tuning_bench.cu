@@ -43,9 +43,9 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
 const bool registered = [] {
   using u32 = std::uint32_t;
   using keys = radix::no_value;
-  // The histograms of 4-byte keys' policies; the other rows differ in their passes.
-  using h1 = radix_histogram_config<256, 1, 16>;
-  using h4 = radix_histogram_config<256, 4, 16>;
+  // The histograms of 4-byte keys' policies (small, large); the other rows differ in their passes.
+  using h1 = policy::radix_sort<u32, keys>::small::histogram;
+  using h4 = policy::radix_sort<u32, keys>::large::histogram;
   register_policy<h4, policy::radix_sort<u32, keys>::large::onesweep, keys>("large", {16, 17, 18, 19, 20, 22, 24, 28});
   // Occupancy: the large tiles' 80 registers and 62 KiB allow two blocks of 12 warps an SM (ncu: 37%
   // occupancy, ALU 61%, DRAM 52%, 11 cycles a warp between issues).
@@ -54,10 +54,9 @@ const bool registered = [] {
   register_policy<h4, onesweep_config<512, 24, 0, 2, true>, keys>("512x24", {24, 28});
   register_policy<h4, onesweep_config<256, 24, 0, 4, true>, keys>("256x24_4blocks", {24, 28});
   register_policy<h4, onesweep_config<384, 24, 0, 3, true>, keys>("384x24_3blocks", {24, 28});
-  register_policy<radix_histogram_config<256, 2, 16>, policy::radix_sort<u32, keys>::large::onesweep, keys>("large_h2",
-                                                                                                  {28});
-  register_policy<radix_histogram_config<256, 8, 16>, policy::radix_sort<u32, keys>::large::onesweep, keys>("large_h8",
-                                                                                                  {28});
+  using large_keys = policy::radix_sort<u32, keys>::large::onesweep;
+  register_policy<radix_histogram_config<256, 2, 16>, large_keys, keys>("large_h2", {28});
+  register_policy<radix_histogram_config<256, 8, 16>, large_keys, keys>("large_h8", {28});
   register_policy<h1, onesweep_config<256, 8, 0, 4, true>, keys>("256x8");
   register_policy<h4, onesweep_config<256, 8, 0, 4, true>, keys>("256x8_h4");
   register_policy<h1, onesweep_config<256, 16, 0, 3, true>, keys>("256x16");
@@ -76,15 +75,14 @@ const bool registered = [] {
   register_policy<h1, onesweep_config<384, 16, 0, 2, true, 2>, keys>("384x16_window2", {16, 18, 19, 20});
   register_policy<h1, onesweep_config<384, 12, 0, 2, false, 2>, u32>("384x12_window2", {16, 18, 20, 21});
   register_policy<h1, onesweep_config<384, 12, 0, 2, false, 4>, u32>("384x12_window4", {16, 18, 20, 21});
-  // The histogram's counters: one copy a block, or 32 (radix_sort/digit_counters.cuh); the policy's 16 above.
-  using h1_single = radix_histogram_config<256, 1>;
-  using h4_single = radix_histogram_config<256, 4>;
-  register_policy<h4_single, policy::radix_sort<u32, keys>::large::onesweep, keys>("large_copies1", {16, 20, 24, 28});
-  register_policy<radix_histogram_config<256, 4, 32>, policy::radix_sort<u32, keys>::large::onesweep, keys>(
-      "large_copies32", {24, 28});
+  // The histogram's counters (radix_sort/digit_counters.cuh): one copy a block, 16 or 32 copies.
+  using h4_single = h4::single_copy;
+  using h1_copies = radix_histogram_config<256, 1, 16>;
+  register_policy<h4_single, large_keys, keys>("large_copies1", {16, 20, 24, 28});
+  register_policy<radix_histogram_config<256, 4, 32>, large_keys, keys>("large_copies32", {24, 28});
   register_policy<h4_single, policy::radix_sort<u32, u32>::large::onesweep, u32>("large_copies1", {20, 24, 28});
-  register_policy<h1_single, policy::radix_sort<u32, keys>::small::onesweep, keys>("384x16_copies1", {16, 18, 20});
-  register_policy<h1_single, policy::radix_sort<u32, u32>::small::onesweep, u32>("384x12_copies1", {16, 18, 20});
+  register_policy<h1_copies, policy::radix_sort<u32, keys>::small::onesweep, keys>("384x16_copies16", {16, 18, 20});
+  register_policy<h1_copies, policy::radix_sort<u32, u32>::small::onesweep, u32>("384x12_copies16", {16, 18, 20});
   register_policy<h4_single, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large_copies1", {24, 28});
   using wide = policy::radix_sort<std::uint64_t, keys>::large;
   register_policy<wide::histogram, wide::onesweep, keys, std::uint64_t>("large", {24, 27});

@@ -321,15 +321,15 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
 
 TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
   // README: 16,640 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
-  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 171 (keys) or 456 (pairs)
+  // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 86 (keys) or 456 (pairs)
   // of them past the small sizes, where tiles are of 6144 keys or 4608 pairs. The size never shrinks
   // as n grows: the streamed sorts size one allocation for their largest chunk.
   const auto tiles = [](std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; };
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 20, (std::int64_t{1} << 20) + 1,
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1} << 19, (std::int64_t{1} << 19) + 1,
                                std::int64_t{1} << 21, (std::int64_t{1} << 21) + 1, std::int64_t{1} << 28}) {
-    const bool small_keys = n <= (std::int64_t{1} << 20);
+    const bool small_keys = n <= (std::int64_t{1} << 19);
     const bool small_pairs = n <= (std::int64_t{1} << 21);
-    const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 171);
+    const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 86);
     const std::int64_t pair_tiles = small_pairs ? tiles(n, 4608) : std::max<std::int64_t>(tiles(n, 12288), 456);
     const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(key_tiles) + 512;
     const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(pair_tiles) + 512;
@@ -360,7 +360,7 @@ TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
     return b;
   };
   for (int form = 0; form < 5; ++form)
-    for (const std::int64_t switch_n : {std::int64_t{1} << 20, std::int64_t{1} << 21})
+    for (const std::int64_t switch_n : {std::int64_t{1} << 19, std::int64_t{1} << 21})
       for (std::int64_t n = switch_n - 20000; n < switch_n + 20000; n += 997)
         EXPECT_LE(query(n, form), query(n + 997, form)) << "form " << form << ", n=" << n;
 }
@@ -382,14 +382,13 @@ TEST_F(radix_sort_api, repeated_runs_are_identical) {
   }
 }
 
-// The histogram's single copy of its counters, which devices without 64 KiB of shared memory a block
-// (Turing) count with instead of the policy's copies for each lane.
-TEST_F(radix_sort_api, single_copy_histogram_sorts_the_same) {
+// The histogram's single copy of its counters, which a device that cannot hold two blocks of the
+// policy's copied counters an SM (or one block) counts with instead.
+TEST_F(radix_sort_api, single_copy_histogram_sorts_correctly) {
   using key = std::uint32_t;
   using p = policy::radix_sort<key, radix::no_value>;
   static_assert(p::large::histogram::lane_copies != 0, "the policy's histogram is the copied one");
-  using single_copy = policy::radix_histogram_config<p::large::histogram::threads,
-                                                     p::large::histogram::vectors_in_flight>;
+  using single_copy = p::large::histogram::single_copy;
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 21) + 17);
   auto rng = make_rng(7);
   for (const keys_shape shape : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal}) {
@@ -414,6 +413,20 @@ TEST_F(radix_sort_api, single_copy_histogram_sorts_the_same) {
       if (HasFailure()) return;
     }
   }
+}
+
+// The copied counters' kernel has static shared memory too: the dynamic limit is what the device's
+// opt-in leaves beside it, and a request of exactly that is allowed (asking for the whole opt-in was
+// refused by the driver).
+TEST_F(radix_sort_api, histogram_dynamic_shared_memory_limit_leaves_room_for_static) {
+  using p = policy::radix_sort<std::uint32_t, radix::no_value>;
+  const auto kernel = radix::digit_histogram_kernel<p::large::histogram, std::uint32_t, false>;
+  const auto limits = lookback::detail::shared_memory_limits_of(kernel);
+  EXPECT_GT(limits.static_bytes, 0);
+  EXPECT_NO_THROW(lookback::detail::allow_dynamic_shared_memory(kernel, limits.dynamic_limit));
+  EXPECT_THROW(lookback::detail::allow_dynamic_shared_memory(kernel, limits.dynamic_limit + 1), std::invalid_argument);
+  EXPECT_TRUE(lookback::detail::fits_dynamic_shared_memory(kernel, limits.dynamic_limit));
+  EXPECT_FALSE(lookback::detail::fits_dynamic_shared_memory(kernel, limits.dynamic_limit + 1));
 }
 
 class radix_sort_large : public gpu_test {};

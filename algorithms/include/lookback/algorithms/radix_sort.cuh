@@ -61,21 +61,23 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
                                 " bits");
 }
 
-/// The up-front histogram (pass_plan.cuh). Its copied counters take 64 KiB a block for 4-byte keys,
-/// more than Turing gives one: there it counts with a single copy.
+/// The up-front histogram (pass_plan.cuh). Copied counters (digit_counters.cuh) take up to 64 KiB a
+/// block beside the kernel's few hundred static bytes: where a block cannot have that (Turing, 64 KiB
+/// in all) or an SM then holds fewer than two blocks (100 KiB an SM), it counts with a single copy.
 template <class HistogramPolicy, class Key, bool Descending>
 void launch_digit_histogram(const Key* d_keys, std::int64_t n, int begin_bit, int end_bit, int passes,
                             sort_counters* d_counters, const sort_buffers& buffers, pass_plan* d_plan,
                             cudaStream_t stream) {
   const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
-  constexpr int shared_bytes = static_cast<int>(histogram_counters<HistogramPolicy, Key>::shared_bytes);
+  const int shared_bytes = histogram_counters<HistogramPolicy, Key>::dynamic_shared_bytes(passes);
+  const auto launch_single_copy = [&] {
+    launch_digit_histogram<typename HistogramPolicy::single_copy, Key, Descending>(
+        d_keys, n, begin_bit, end_bit, passes, d_counters, buffers, d_plan, stream);
+  };
   if constexpr (HistogramPolicy::lane_copies != 0) {
-    if (!lookback::detail::fits_dynamic_shared_memory(histogram, shared_bytes)) {
-      using single_copy = policy::radix_histogram_config<HistogramPolicy::threads, HistogramPolicy::vectors_in_flight>;
-      launch_digit_histogram<single_copy, Key, Descending>(d_keys, n, begin_bit, end_bit, passes, d_counters, buffers,
-                                                           d_plan, stream);
-      return;
-    }
+    if (!lookback::detail::fits_dynamic_shared_memory(histogram, shared_bytes) ||
+        lookback::detail::blocks_per_sm(histogram, HistogramPolicy::threads, shared_bytes) < 2)
+      return launch_single_copy();
   }
   const std::int64_t per_block =
       std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;

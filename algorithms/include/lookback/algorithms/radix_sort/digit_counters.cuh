@@ -4,62 +4,63 @@
 // on the MIO queue half their time. Two layouts:
 //  - block_digit_counters: one row of 256 words a pass for the whole block; a warp's 32 atomics land on
 //    random banks and repeat a word whenever two lanes share a digit (skewed keys: every lane).
-//  - lane_digit_counters: a copy of the counters for each lane (or pair of lanes), laid out so that
-//    a lane only ever touches its own bank: a warp's atomic is one or two shared-memory wavefronts.
+//  - lane_digit_counters: a copy of the counters for each lane (32 copies) or each two lanes (16),
+//    laid out so that lane l touches only bank l (32), or bank l % 16 or l % 16 + 16 by the digit's
+//    parity, shared with lane l ^ 16 alone (16): a warp's atomic is one or two wavefronts.
 #include <lookback/algorithms/radix_sort/key_bits.cuh>
 #include <lookback/primitives/warp/shuffle.cuh>
-
-#include <cstddef>
-#include <cstdint>
 
 namespace lookback::radix {
 
 template <int Passes>
 struct block_digit_counters {
-  static constexpr std::size_t shared_bytes = 0;  // static shared memory
-  unsigned* words;
+  static constexpr int dynamic_shared_bytes(int) { return 0; }  // static shared memory
+  unsigned* rows;  // [pass][digit]
 
   __device__ __forceinline__ static block_digit_counters make(unsigned char*) {
     __shared__ unsigned counts[Passes * radix_digits];
     return {counts};
   }
   __device__ __forceinline__ void zero(int passes) {
-    for (int i = threadIdx.x; i < passes * radix_digits; i += blockDim.x) words[i] = 0;
+    for (int i = threadIdx.x; i < passes * radix_digits; i += blockDim.x) rows[i] = 0;
   }
-  __device__ __forceinline__ void add(int pass, unsigned digit) { atomicAdd(&words[pass * radix_digits + digit], 1u); }
+  __device__ __forceinline__ void add(int pass, unsigned digit) { atomicAdd(&rows[pass * radix_digits + digit], 1u); }
   /// After a block barrier: the block's counts added to d_counts[pass * 256 + digit].
   __device__ __forceinline__ void flush(int passes, unsigned* d_counts) {
     for (int i = threadIdx.x; i < passes * radix_digits; i += blockDim.x)
-      if (words[i] != 0) atomicAdd(d_counts + i, words[i]);
+      if (rows[i] != 0) atomicAdd(d_counts + i, rows[i]);
   }
 };
 
-/// Copies a pass: lane l counts into copy l % Copies. Copies of 32 or 16 keep each lane on its own
-/// bank (32) or its bank shared with one lane only, half the time (16).
 template <int Passes, int Copies>
 struct lane_digit_counters {
-  static_assert(Copies == 16 || Copies == 32, "a bank a lane or a bank two lanes");
-  static constexpr std::size_t shared_bytes = std::size_t{Passes} * radix_digits * Copies * sizeof(unsigned);
-  unsigned* words;  // [pass][digit][copy]
+  static_assert(Copies == 16 || Copies == 32, "a bank a lane, or a bank two lanes");
+  /// Only the passes counted: a bit range that needs fewer passes leaves room for more blocks.
+  static constexpr int dynamic_shared_bytes(int passes) {
+    return passes * radix_digits * Copies * static_cast<int>(sizeof(unsigned));
+  }
+  unsigned* all;     // [pass][digit][copy]
+  unsigned* column;  // all + this lane's copy
 
   __device__ __forceinline__ static lane_digit_counters make(unsigned char* dynamic_shared) {
-    return {reinterpret_cast<unsigned*>(dynamic_shared) + warp::lane_id() % Copies};
+    auto* counters = reinterpret_cast<unsigned*>(dynamic_shared);
+    return {counters, counters + warp::lane_id() % Copies};
   }
   __device__ __forceinline__ void zero(int passes) {
-    unsigned* all = words - warp::lane_id() % Copies;
     for (int i = threadIdx.x; i < passes * radix_digits * Copies; i += blockDim.x) all[i] = 0;
   }
   __device__ __forceinline__ void add(int pass, unsigned digit) {
-    atomicAdd(&words[(pass * radix_digits + static_cast<int>(digit)) * Copies], 1u);
+    atomicAdd(&column[(pass * radix_digits + static_cast<int>(digit)) * Copies], 1u);
   }
   __device__ __forceinline__ void flush(int passes, unsigned* d_counts) {
-    const unsigned* all = words - warp::lane_id() % Copies;
+    constexpr unsigned threads_a_start = warp::warp_size / Copies;
     for (int i = threadIdx.x; i < passes * radix_digits; i += blockDim.x) {
       const unsigned* copies = &all[i * Copies];
+      const unsigned start = static_cast<unsigned>(i) / threads_a_start;
       unsigned total = 0;
       // Threads start at different copies, so that a warp's reads fall on different banks.
 #pragma unroll
-      for (int j = 0; j < Copies; ++j) total += copies[(j + i / 2) % Copies];
+      for (unsigned j = 0; j < Copies; ++j) total += copies[(j + start) % Copies];
       if (total != 0) atomicAdd(d_counts + i, total);
     }
   }

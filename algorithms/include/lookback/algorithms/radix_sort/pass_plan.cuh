@@ -136,11 +136,15 @@ __device__ __forceinline__ void with_static_count(int count, F& f, std::integer_
   ((count == C + 1 ? (f(std::integral_constant<int, C + 1>{}), true) : false) || ...);
 }
 
+/// Passes of 8-bit digits over a whole key.
+template <class Key>
+inline constexpr int key_passes = static_cast<int>(sizeof(Key));
+
 /// The histogram's shared counters for the policy and key (digit_counters.cuh).
 template <class Policy, class Key>
-using histogram_counters = std::conditional_t<Policy::lane_copies != 0,
-                                              lane_digit_counters<static_cast<int>(sizeof(Key)), Policy::lane_copies>,
-                                              block_digit_counters<static_cast<int>(sizeof(Key))>>;
+using histogram_counters =
+    std::conditional_t<Policy::lane_copies != 0, lane_digit_counters<key_passes<Key>, Policy::lane_copies>,
+                       block_digit_counters<key_passes<Key>>>;
 
 /// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the caller; the last block
 /// to finish then plans the passes (plan_passes), so the sort launches no kernel between the histogram
@@ -153,14 +157,13 @@ __global__ void __launch_bounds__(Policy::threads)
                            sort_counters* d_counters, sort_buffers buffers, pass_plan* d_plan) {
   static_assert(Policy::threads == radix_digits, "a thread per digit plans the passes");
   lookback::detail::allow_dependent_launch();
-  constexpr int key_passes = static_cast<int>(sizeof(Key));  // 8-bit digits
   extern __shared__ __align__(16) unsigned char histogram_shared[];
   auto counts = histogram_counters<Policy, Key>::make(histogram_shared);
   __shared__ bool last_block;
   counts.zero(passes);
-  unsigned mask[key_passes];
+  unsigned mask[key_passes<Key>];
 #pragma unroll
-  for (int p = 0; p < key_passes; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
+  for (int p = 0; p < key_passes<Key>; ++p) mask[p] = p < passes ? (1u << pass_width(p, begin_bit, end_bit)) - 1u : 0u;
   __syncthreads();
   // Each pass count as its own straight-line code: a test of each pass against a run-time count put a
   // branch around each atomic (2^28 uint32 keys on an H100, ncu at base clocks: 584 us with the tests,
@@ -174,7 +177,7 @@ __global__ void __launch_bounds__(Policy::threads)
         counts.add(p, static_cast<unsigned>(bits >> (begin_bit + radix_bits * p)) & mask[p]);
     });
   };
-  with_static_count(passes, count_passes, std::make_integer_sequence<int, key_passes>{});
+  with_static_count(passes, count_passes, std::make_integer_sequence<int, key_passes<Key>>{});
   __syncthreads();
   sort_counters& c = *d_counters;
   counts.flush(passes, c.counts);

@@ -70,11 +70,16 @@
 //    half their time, 566 us: its shared atomics, not DRAM, bound it. Counters copied for each lane
 //    (radix_sort/digit_counters.cuh): 16 copies 426 us (L1 96%, DRAM 75%); 32 copies (128 KiB, one
 //    block an SM) 531 us; 32 copies of 16-bit counters packed two a word 600 us (the packing made it
-//    ALU-bound, SM 88%). Whole sorts, one run, against one copy: 16 copies keys 2^28 4.60 ms against
-//    4.61 (the passes dominate), pairs 8.22 against 8.30; small tiles 2^20 keys 0.068 against 0.077
-//    (and 0.074 for the large tiles, so keys take small tiles up to 2^20), pairs 0.081 against 0.093;
-//    2^16 level; uint64 keys 2^27 7.65 against 7.59 (eight passes of 16 copies fit one block an SM):
-//    8-byte keys keep one copy.
+//    ALU-bound, SM 88%). Whole sorts against one copy, two runs: 16 copies keys 2^28 4.60 / 4.60 ms
+//    against 4.61 / 4.69, pairs 8.22 / 8.29 against 8.30 / 8.35; uint64 keys 2^27 7.65 against 7.59
+//    (eight passes of 16 copies fit one block an SM), so 8-byte keys keep one copy. Small tiles at
+//    2^20, four runs: keys 0.068 / 0.073 / 0.069 / 0.075 against 0.077 / 0.070 / 0.077 / 0.071, pairs
+//    0.081 / 0.089 / 0.080 / 0.090 against 0.093 / 0.083 / 0.093 / 0.085; 2^16 level or worse (0.046
+//    against 0.043 in the fourth): bimodal, likely by the carveout the kernel before left the
+//    histogram's 64 KiB blocks (see below; not measured with the histogram's own carveout pinned), so
+//    small sizes keep one copy. Where 16 copies leave fewer
+//    than two blocks an SM (GPUs with 100 KiB of shared memory an SM), or do not fit a block, the sort
+//    counts with one (radix_sort.cuh); only the H100 was measured.
 //  - Those copied counters first made the whole sort slower (2^28 keys 4.93 ms against 4.62) while ncu
 //    timed each kernel faster: an SM keeps the split between L1 and shared memory that the kernel before
 //    left as long as the next blocks fit, so the passes ran with the histogram's large shared carveout
@@ -103,6 +108,7 @@ struct radix_histogram_config {
   static constexpr int threads = Threads;
   static constexpr int vectors_in_flight = VectorsInFlight;
   static constexpr int lane_copies = LaneCopies;
+  using single_copy = radix_histogram_config<Threads, VectorsInFlight>;
 };
 
 /// One digit pass: threads per block (the first 256 also own a digit each for the look-back), keys
@@ -133,11 +139,13 @@ template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
   static constexpr bool wide = sizeof(Key) == 8 || (!keys_only && sizeof(Value) == 8);
-  static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 20 : 21);
-  // Keys of 8 bytes count eight passes: 16 copies would take 128 KiB a block.
+  static constexpr std::int64_t small_max_items = std::int64_t{1} << (keys_only ? 19 : 21);
+  // The large sizes' histogram counts into 16 copies of its counters for keys of up to 4 bytes (0: one
+  // copy for the block). Keys of 8 bytes count eight passes, for which 16 copies take 128 KiB a block;
+  // small sizes measured no better with copies.
   static constexpr int histogram_copies = sizeof(Key) <= 4 ? 16 : 0;
   using small = radix_sort_passes<
-      radix_histogram_config<256, 1, histogram_copies>,
+      radix_histogram_config<256, 1>,
       std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;

@@ -11,36 +11,45 @@
 
 namespace lookback::detail {
 
-/// Whether the current device lets a block of `kernel` have `dynamic_shared_bytes` beside its static
-/// shared memory.
+/// The kernel's static shared memory a block, and the most dynamic shared memory a block of it may
+/// have beside that on the current device once opted in; cached per kernel and device.
+struct shared_memory_limits {
+  int static_bytes;
+  int dynamic_limit;
+};
+
 template <class Kernel>
-bool fits_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
-  return cached_per_kernel<bool>(kernel, dynamic_shared_bytes, 0, [&](int device) {
+shared_memory_limits shared_memory_limits_of(Kernel kernel) {
+  return cached_per_kernel<shared_memory_limits>(kernel, 0, 0, [&](int device) {
     int optin = 0;
     cudaFuncAttributes attributes{};
     LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    return dynamic_shared_bytes <= optin - static_cast<int>(attributes.sharedSizeBytes);
+    const int static_bytes = static_cast<int>(attributes.sharedSizeBytes);
+    return shared_memory_limits{static_bytes, optin - static_bytes};
   });
 }
 
-/// Lets `kernel` launch with `dynamic_shared_bytes` past the default 48 KiB: raises its limit to all
-/// that the device's opt-in size leaves beside the kernel's static shared memory, not to this request,
-/// so a later, smaller request never lowers it.
+/// Whether the current device lets a block of `kernel` have `dynamic_shared_bytes` beside its static
+/// shared memory.
+template <class Kernel>
+bool fits_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
+  return dynamic_shared_bytes <= shared_memory_limits_of(kernel).dynamic_limit;
+}
+
+/// Lets `kernel` launch with `dynamic_shared_bytes` past the default 48 KiB a block (static and dynamic
+/// together): raises its limit to all that the device's opt-in size leaves beside the kernel's static
+/// shared memory, not to this request, so a later, smaller request never lowers it.
 template <class Kernel>
 void allow_dynamic_shared_memory(Kernel kernel, int dynamic_shared_bytes) {
-  if (dynamic_shared_bytes <= 48 * 1024) return;
-  int device = 0;
-  int optin = 0;
-  cudaFuncAttributes attributes{};
-  LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
-  LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-  const int dynamic_limit = optin - static_cast<int>(attributes.sharedSizeBytes);
-  if (dynamic_shared_bytes > dynamic_limit)
+  if (dynamic_shared_bytes == 0) return;
+  const shared_memory_limits limits = shared_memory_limits_of(kernel);
+  if (limits.static_bytes + dynamic_shared_bytes <= 48 * 1024) return;
+  if (dynamic_shared_bytes > limits.dynamic_limit)
     throw std::invalid_argument("a block needs " + std::to_string(dynamic_shared_bytes) +
-                                " bytes of dynamic shared memory; the device allows " + std::to_string(dynamic_limit));
-  LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_limit));
+                                " bytes of dynamic shared memory; the device allows " +
+                                std::to_string(limits.dynamic_limit));
+  LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limits.dynamic_limit));
 }
 
 /// Asks for the largest shared-memory carveout for `kernel`, once per kernel and device: a kernel whose
@@ -79,14 +88,23 @@ void prefer_carveout_for_occupancy(Kernel kernel, int threads, int dynamic_share
   });
 }
 
+/// Blocks of `kernel` an SM of the current device holds at once (0 if none fits).
+template <class Kernel>
+int blocks_per_sm(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
+  return cached_per_kernel<int>(kernel, threads, dynamic_shared_bytes, [&](int) {
+    allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
+    int per_sm = 0;
+    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
+    return per_sm;
+  });
+}
+
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
   return cached_per_kernel<int>(kernel, threads, dynamic_shared_bytes, [&](int device) {
-    allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
     int sms = 0;
-    int per_sm = 0;
     LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
+    const int per_sm = blocks_per_sm(kernel, threads, dynamic_shared_bytes);
     return sms * (per_sm > 0 ? per_sm : 1);
   });
 }

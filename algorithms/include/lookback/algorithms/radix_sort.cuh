@@ -70,14 +70,11 @@ void launch_digit_histogram(const Key* d_keys, std::int64_t n, int begin_bit, in
                             cudaStream_t stream) {
   const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
   const int shared_bytes = histogram_counters<HistogramPolicy, Key>::dynamic_shared_bytes(passes);
-  const auto launch_single_copy = [&] {
-    launch_digit_histogram<typename HistogramPolicy::single_copy, Key, Descending>(
-        d_keys, n, begin_bit, end_bit, passes, d_counters, buffers, d_plan, stream);
-  };
   if constexpr (HistogramPolicy::lane_copies != 0) {
     if (!lookback::detail::fits_dynamic_shared_memory(histogram, shared_bytes) ||
         lookback::detail::blocks_per_sm(histogram, HistogramPolicy::threads, shared_bytes) < 2)
-      return launch_single_copy();
+      return launch_digit_histogram<typename HistogramPolicy::single_copy, Key, Descending>(
+          d_keys, n, begin_bit, end_bit, passes, d_counters, buffers, d_plan, stream);
   }
   const std::int64_t per_block =
       std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;

@@ -63,31 +63,6 @@ void prefer_shared_memory(Kernel kernel) {
   });
 }
 
-/// Asks for the shared-memory carveout that as many blocks of `kernel` as fit an SM need, once per
-/// kernel and device. An SM keeps the split between L1 and shared memory that the kernel before left
-/// it as long as the new blocks fit, so without this a kernel after one that took more shared memory
-/// runs with less L1 than it was measured with.
-template <class Kernel>
-void prefer_carveout_for_occupancy(Kernel kernel, int threads, int dynamic_shared_bytes) {
-  cached_per_kernel<bool>(kernel, threads, dynamic_shared_bytes, [&](int device) {
-    allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
-    int blocks = 0;
-    int per_sm = 0;
-    int reserved = 0;
-    cudaFuncAttributes attributes{};
-    LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_shared_bytes));
-    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-    LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    const std::int64_t per_block =
-        dynamic_shared_bytes + static_cast<std::int64_t>(attributes.sharedSizeBytes) + reserved;
-    const std::int64_t needed = std::int64_t{std::max(blocks, 1)} * per_block;
-    const int percent = static_cast<int>(std::min<std::int64_t>(100, (100 * needed + per_sm - 1) / per_sm));
-    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-    return true;
-  });
-}
-
 /// Blocks of `kernel` an SM of the current device holds at once (0 if none fits).
 template <class Kernel>
 int blocks_per_sm(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
@@ -96,6 +71,27 @@ int blocks_per_sm(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
     int per_sm = 0;
     LOOKBACK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
     return per_sm;
+  });
+}
+
+/// Asks for the shared-memory carveout that as many blocks of `kernel` as fit an SM need, once per
+/// kernel and device. An SM keeps the split between L1 and shared memory that the kernel before left
+/// it as long as the new blocks fit, so without this a kernel after one that took more shared memory
+/// runs with less L1 than it was measured with.
+template <class Kernel>
+void prefer_carveout_for_occupancy(Kernel kernel, int threads, int dynamic_shared_bytes) {
+  cached_per_kernel<bool>(kernel, threads, dynamic_shared_bytes, [&](int device) {
+    const int blocks = blocks_per_sm(kernel, threads, dynamic_shared_bytes);
+    int per_sm = 0;
+    int reserved = 0;
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    const std::int64_t per_block =
+        std::int64_t{dynamic_shared_bytes} + shared_memory_limits_of(kernel).static_bytes + reserved;
+    const std::int64_t needed = std::int64_t{std::max(blocks, 1)} * per_block;
+    const int percent = static_cast<int>(std::min<std::int64_t>(100, (100 * needed + per_sm - 1) / per_sm));
+    LOOKBACK_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+    return true;
   });
 }
 

@@ -84,6 +84,15 @@ const bool registered = [] {
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 0, 132>>("128x16_prefetch132", {24, 28});
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 0, 264>>("128x16_prefetch264", {24, 28});
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 8, 200>>("128x16_8blocks_prefetch200", {20, 24, 28});
+  // 8-byte values up to small_max_items: tile shapes with 16-byte vector accesses (two items a vector).
+  register_policy<u64, policy::scan<u64>::small>("small", {20, 22});
+  register_policy<u64, scan_config<128, 16, true, 1100, p128>>("128x16_vec", {20, 22});
+  register_policy<u64, scan_config<256, 8, true, 1100, p128>>("256x8_vec", {20, 22});
+  register_policy<u64, scan_config<256, 16, true, 1100, p128>>("256x16_vec", {20, 22});
+  register_policy<u64, scan_config<256, 16, true, 1100, p128, 4, 100>>("256x16_vec_4blocks_prefetch100", {20, 22});
+  register_policy<u64, scan_config<512, 8, true, 1100, p128, 4>>("512x8_vec_4blocks", {20, 22});
+  register_policy<u64, scan_config<512, 8, true, 1100, p128, 4, 100>>("512x8_vec_4blocks_prefetch100", {20, 22});
+  register_policy<u64, scan_config<128, 16, true, 1100, p128, 8, 100>>("128x16_vec_8blocks_prefetch100", {20, 22});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");

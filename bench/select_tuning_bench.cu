@@ -68,6 +68,11 @@ const bool registered = [] {
   register_both<select_config<256, 24, true, 1100, 4, 132>>("256x24_4blocks_prefetch132", {24, 28});
   register_both<select_config<256, 24, true, 1100, 4, 264>>("256x24_4blocks_prefetch264", {24, 28});
   register_both<select_config<384, 16, true, 1100, 4, 132>>("384x16_4blocks_prefetch132", {24, 28});
+  // The compacted tile staged padded (select/select_kernel.cuh) past a share of the tile: always (0),
+  // past half, past three quarters (the default), never (101).
+  register_both<select_config<256, 16, true, 1100, 6, 132, 0>>("large_padded_always", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 6, 132, 50>>("large_padded_past50", {24, 28});
+  register_both<select_config<256, 16, true, 1100, 6, 132, 101>>("large_padded_never", {24, 28});
   return true;
 }();
 

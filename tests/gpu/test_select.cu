@@ -211,6 +211,33 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
   EXPECT_EQ(got, expected);
 }
 
+TEST_F(select_api, dense_and_sparse_tiles_in_one_run) {
+  // Stretches of every density, up to two tiles long and not lined up with them: tiles keeping most of
+  // their items stage them padded, the others unpadded (select/select_kernel.cuh), and their outputs
+  // must still abut. Small and large tiles.
+  using p = policy::select<std::uint32_t>;
+  for (const std::int64_t tile : {p::small::tile_items, p::large::tile_items}) {
+    const std::int64_t first = tile == p::small::tile_items ? 0 : p::small_max_items;  // where tiles this size start
+    const std::int64_t n = std::min<std::int64_t>(max_test_size(), first + 40 * tile + 123);
+    auto rng = make_rng(static_cast<std::uint64_t>(tile));
+    const auto in = random_values<std::uint32_t>(n, rng);
+    std::vector<std::uint8_t> flags(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < flags.size();) {
+      const std::size_t stretch = std::min<std::size_t>(flags.size() - i, 1000 + rng() % (2 * tile));
+      const std::uint32_t percent = std::vector<std::uint32_t>{0, 30, 70, 80, 95, 100}[rng() % 6];
+      for (std::size_t j = 0; j < stretch; ++j, ++i) flags[i] = rng() % 100 < percent ? 1 : 0;
+    }
+    const cuda_stream stream;
+    const auto d_in = to_device(in, stream);
+    const auto d_flags = to_device(flags, stream);
+    const auto expected = expected_output(in, flags, mode::flagged);
+    const auto expected_count = static_cast<std::int64_t>(std::count(flags.begin(), flags.end(), 1));
+    expect_output(expected, expected_count, run_ours(mode::flagged, d_in, d_flags, 0, stream.get()), "ours",
+                  mode::flagged, "stretches of 0 to 100% kept, n=" + std::to_string(n));
+    if (HasFailure()) return;
+  }
+}
+
 TEST_F(select_api, repeated_runs_are_identical) {
   // Look-back races would show as runs that differ.
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 22) + 3);

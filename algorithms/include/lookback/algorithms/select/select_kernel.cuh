@@ -19,6 +19,69 @@ namespace lookback::select::device {
 /// Counts before a tile travel as 64-bit values: more than 2^32 items may be kept.
 using count_t = unsigned long long;
 
+/// Where slot j of a compacted tile lives in the staging. Padded: one item of padding every 32, since
+/// each thread stages its items to consecutive slots, and where nearly every item is staged (kept, or
+/// any item for partition) a warp's unpadded stores fall 16 to a bank. The index arithmetic costs
+/// sparser tiles more than their conflicts do, so they stage unpadded.
+template <bool Padded>
+__host__ __device__ constexpr int staging_index(int j) {
+  return Padded ? j + j / warp::warp_size : j;
+}
+
+/// Stages a tile's kept items (and partition's rejected ones) in shared memory and stores them:
+/// kept item i (counting from the tile's first) goes to out[prefix + i], rejected ones before this
+/// tile's from the end of the output backwards. Kept items stage from slot `shift`, where they sit in
+/// the same place within a 16-byte vector as their output addresses, so whole vectors go out.
+template <class Policy, bool Partition, bool Padded, class T>
+__device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_per_thread], unsigned keep,
+                                                int kept_before, int block_kept, count_t prefix, std::int64_t base,
+                                                int valid, std::int64_t n, T* staged, T* d_out, bool vector_store) {
+  constexpr int items_per_thread = Policy::items_per_thread;
+  using vec = thread::vector16<T>;
+  constexpr int staging_slots = Policy::tile_items + vec::size;
+  const int shift = vector_store ? static_cast<int>(prefix % vec::size) : 0;
+  const int first = static_cast<int>(threadIdx.x) * items_per_thread;
+  int kept_slot = shift + kept_before;
+  int rejected_slot = first - kept_before;  // rejected items before this thread's first
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    if ((keep >> k) & 1u) {
+      staged[staging_index<Padded>(kept_slot++)] = items[k];
+    } else if (Partition && first + k < valid) {
+      staged[staging_index<Padded>(staging_slots - 1 - rejected_slot++)] = items[k];
+    }
+  }
+  __syncthreads();
+
+  // Slot j of the staging belongs at out_base[j].
+  T* out_base = d_out + (prefix - shift);
+  const int end = shift + block_kept;
+  const int first_vector = vector_store ? (shift + vec::size - 1) / vec::size : 0;
+  const int end_vector = vector_store ? end / vec::size : 0;
+  const int head_end = vector_store && first_vector * vec::size < end ? first_vector * vec::size : end;
+  for (int slot = shift + static_cast<int>(threadIdx.x); slot < head_end; slot += Policy::threads)
+    out_base[slot] = staged[staging_index<Padded>(slot)];
+  for (int v = first_vector + static_cast<int>(threadIdx.x); v < end_vector; v += Policy::threads) {
+    if constexpr (Padded) {  // a warp's lanes read consecutive vectors, whose items' banks stay distinct
+      vec gathered;
+#pragma unroll
+      for (int c = 0; c < vec::size; ++c) gathered.items[c] = staged[staging_index<true>(v * vec::size + c)];
+      reinterpret_cast<vec*>(out_base)[v] = gathered;
+    } else {
+      reinterpret_cast<vec*>(out_base)[v] = reinterpret_cast<const vec*>(staged)[v];
+    }
+  }
+  const int tail_begin = end_vector * vec::size > head_end ? end_vector * vec::size : head_end;
+  for (int slot = tail_begin + static_cast<int>(threadIdx.x); slot < end; slot += Policy::threads)
+    out_base[slot] = staged[staging_index<Padded>(slot)];
+  if constexpr (Partition) {
+    // Rejected items before this tile: the tile's start less the kept ones.
+    const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
+    for (int i = threadIdx.x; i < valid - block_kept; i += Policy::threads)
+      d_out[n - 1 - (rejected_before + i)] = staged[staging_index<Padded>(staging_slots - 1 - i)];
+  }
+}
+
 template <class Policy, bool Partition, class T, class Selector, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
@@ -27,14 +90,13 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   constexpr int tile_items = Policy::tile_items;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<int, Policy::threads>;
-  constexpr std::size_t staging_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
-                                            ? sizeof(typename io::storage)
-                                            : Selector::template shared_bytes<Policy>;
-  using vec = thread::vector16<T>;
-  // The compacted tile may start up to a vector's width in, to line up with the output's vectors.
-  // Kept items from the front (after the shift below), rejected ones (partition) from the back.
-  constexpr int staging_slots = tile_items + vec::size;
-  static_assert(sizeof(typename io::storage) >= staging_slots * sizeof(T), "the staging holds a tile");
+  // The compacted tile may start up to a vector's width in (stage_and_store), padded.
+  constexpr int staging_slots = tile_items + thread::vector16<T>::size;
+  constexpr std::size_t compacted_bytes = (staging_index<true>(staging_slots - 1) + 1) * sizeof(T);
+  constexpr std::size_t loads_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
+                                          ? sizeof(typename io::storage)
+                                          : Selector::template shared_bytes<Policy>;
+  constexpr std::size_t staging_bytes = loads_bytes > compacted_bytes ? loads_bytes : compacted_bytes;
   struct storage {
     // Loads of items, then of flags, then the compacted tile: each done with it before the next.
     alignas(16) unsigned char staging[staging_bytes];
@@ -65,41 +127,17 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // Also orders every warp's staging reads before the compacted tile overwrites the staging.
   __syncthreads();
 
-  // Kept item i stages at slot shift + i, where shift puts it in the same place within a 16-byte
-  // vector as its output address, so that whole vectors copy straight from shared to global memory.
   const count_t prefix = s.tile_prefix;
   const bool vector_store = Policy::vector_access && out_aligned;
-  const int shift = vector_store ? static_cast<int>(prefix % vec::size) : 0;
   T* staged = reinterpret_cast<T*>(s.staging);
-  const int first = static_cast<int>(threadIdx.x) * items_per_thread;
-  int kept_slot = shift + kept_before;
-  int rejected_slot = first - kept_before;  // rejected items before this thread's first
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) {
-    if ((keep >> k) & 1u) {
-      staged[kept_slot++] = items[k];
-    } else if (Partition && first + k < valid) {
-      staged[staging_slots - 1 - rejected_slot++] = items[k];
-    }
-  }
-  __syncthreads();
-
-  // Slot j of the staging belongs at out_base[j].
-  T* out_base = d_out + (prefix - shift);
-  const int end = shift + block_kept;
-  const int first_vector = vector_store ? (shift + vec::size - 1) / vec::size : 0;
-  const int end_vector = vector_store ? end / vec::size : 0;
-  const int head_end = vector_store && first_vector * vec::size < end ? first_vector * vec::size : end;
-  for (int slot = shift + static_cast<int>(threadIdx.x); slot < head_end; slot += Policy::threads) out_base[slot] = staged[slot];
-  for (int v = first_vector + static_cast<int>(threadIdx.x); v < end_vector; v += Policy::threads)
-    reinterpret_cast<vec*>(out_base)[v] = reinterpret_cast<const vec*>(staged)[v];
-  const int tail_begin = end_vector * vec::size > head_end ? end_vector * vec::size : head_end;
-  for (int slot = tail_begin + static_cast<int>(threadIdx.x); slot < end; slot += Policy::threads) out_base[slot] = staged[slot];
-  if constexpr (Partition) {
-    // Rejected items before this tile: the tile's start less the kept ones.
-    const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
-    for (int i = threadIdx.x; i < valid - block_kept; i += Policy::threads)
-      d_out[n - 1 - (rejected_before + i)] = staged[staging_slots - 1 - i];
+  // Uniform over the block (the count comes from the block scan). Partition stages every item.
+  const int staged_items = Partition ? valid : block_kept;
+  if (staged_items * 100 > tile_items * Policy::padded_staging_percent) {
+    stage_and_store<Policy, Partition, true>(items, keep, kept_before, block_kept, prefix, base, valid, n, staged,
+                                             d_out, vector_store);
+  } else {
+    stage_and_store<Policy, Partition, false>(items, keep, kept_before, block_kept, prefix, base, valid, n, staged,
+                                              d_out, vector_store);
   }
   if (threadIdx.x == 0 && base + tile_items >= n) *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
 }

@@ -4,6 +4,7 @@
 // (thread t holds items t * ItemsPerThread ...), as one bit an item: a bool an item held a register
 // each and made the flags' kernel spill under its register cap.
 #include <lookback/primitives/block/warp_transpose_io.cuh>
+#include <lookback/primitives/thread/bits_where.cuh>
 #include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
 
@@ -28,10 +29,7 @@ struct predicate_selector {
   __device__ __forceinline__ unsigned decide(std::int64_t /*base*/, int valid,
                                              const T (&items)[Policy::items_per_thread], void* /*shared*/) const {
     const int first = static_cast<int>(threadIdx.x) * Policy::items_per_thread;
-    unsigned keep = 0;
-#pragma unroll
-    for (int k = 0; k < Policy::items_per_thread; ++k) keep |= (first + k < valid && pred(items[k]) ? 1u : 0u) << k;
-    return keep;
+    return thread::bits_where<Policy::items_per_thread>([&](int k) { return first + k < valid && pred(items[k]); });
   }
 };
 
@@ -68,10 +66,7 @@ struct flags_selector {
     Flag flags[Policy::items_per_thread];
     io<Policy>::load(d_flags + base, valid, flags, Flag{}, *static_cast<typename io<Policy>::storage*>(shared),
                      Policy::vector_access && aligned);
-    unsigned keep = 0;
-#pragma unroll
-    for (int k = 0; k < Policy::items_per_thread; ++k) keep |= (flags[k] != Flag{} ? 1u : 0u) << k;
-    return keep;
+    return thread::bits_where<Policy::items_per_thread>([&](int k) { return flags[k] != Flag{}; });
   }
 
   /// A full tile's decisions where direct_vectors allows (the same answer for the whole block): the
@@ -95,8 +90,7 @@ struct flags_selector {
           keep |= ((nonzero * 0x00204081u) >> 28) << (v * 16 + w * 4);
         }
       } else {
-#pragma unroll
-        for (int c = 0; c < vec::size; ++c) keep |= (x.items[c] != Flag{} ? 1u : 0u) << (v * vec::size + c);
+        keep |= thread::bits_where<vec::size>([&](int c) { return x.items[c] != Flag{}; }) << (v * vec::size);
       }
     }
     return keep;

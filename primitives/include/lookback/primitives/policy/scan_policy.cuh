@@ -46,6 +46,12 @@
 //   0.759-0.761 against 0.760-0.763; float32 2^20 0.0151-0.0157 against 0.0113-0.0114; uint64 2^20
 //   0.0184-0.0188 against 0.0163-0.0167. Compaction the same (select_if 50% kept, 2^20: 0.0159-0.0170
 //   against 0.0127-0.0133). Not kept: the extra kernel and the wait cost more than the launch gap.
+//   H100, 8-byte values up to small_max_items, one run (CUB 2^20 0.0168 ms, memcpy 0.0087; the small
+//   128x16 0.0167-0.0181, 2^22 0.0382): 16-byte vector accesses 128x16 0.0172 / 0.0388; 256x8 0.0168 /
+//   0.0389; larger tiles slower: 256x16 0.0181 / 0.0411, 512x8 four blocks 0.0199 / 0.0435, with
+//   prefetching 100 ahead 0.0186 / 0.0474; 128x16 eight blocks prefetching 100 ahead 0.0180 / 0.0416;
+//   the large policy at 2^20 0.0162.
+//   Not kept: 8-byte scans at 2^20 stay level with CUB.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

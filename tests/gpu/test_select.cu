@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -212,19 +213,21 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
 }
 
 TEST_F(select_api, dense_and_sparse_tiles_in_one_run) {
-  // Stretches of every density, up to two tiles long and not lined up with them: tiles keeping most of
-  // their items stage them padded, the others unpadded (select/select_kernel.cuh), and their outputs
-  // must still abut. Small and large tiles.
+  // Stretches of every density, one to two tiles long and not lined up with tiles: tiles keeping most
+  // of their items stage them padded, the others unpadded (select/select_kernel.cuh), and their
+  // outputs must still abut. Small tiles, then large ones where the size cap allows them.
   using p = policy::select<std::uint32_t>;
+  constexpr std::uint32_t percents[] = {0, 30, 70, 80, 95, 100};
   for (const std::int64_t tile : {p::small::tile_items, p::large::tile_items}) {
-    const std::int64_t first = tile == p::small::tile_items ? 0 : p::small_max_items;  // where tiles this size start
-    const std::int64_t n = std::min<std::int64_t>(max_test_size(), first + 40 * tile + 123);
+    const std::int64_t min_n = tile == p::small::tile_items ? 0 : p::small_max_items;  // below it, small tiles
+    const std::int64_t n = std::min<std::int64_t>(max_test_size(), min_n + 40 * tile + 123);
+    if (n <= min_n) continue;
     auto rng = make_rng(static_cast<std::uint64_t>(tile));
     const auto in = random_values<std::uint32_t>(n, rng);
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < flags.size();) {
-      const std::size_t stretch = std::min<std::size_t>(flags.size() - i, 1000 + rng() % (2 * tile));
-      const std::uint32_t percent = std::vector<std::uint32_t>{0, 30, 70, 80, 95, 100}[rng() % 6];
+      const std::size_t stretch = std::min<std::size_t>(flags.size() - i, tile + rng() % tile);
+      const std::uint32_t percent = percents[rng() % std::size(percents)];
       for (std::size_t j = 0; j < stretch; ++j, ++i) flags[i] = rng() % 100 < percent ? 1 : 0;
     }
     const cuda_stream stream;

@@ -13,6 +13,7 @@
 #include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::select::device {
 
@@ -28,6 +29,15 @@ __host__ __device__ constexpr int staging_index(int j) {
   return Padded ? j + j / warp::warp_size : j;
 }
 
+/// The staging's slots: a tile, and room to start up to a vector's width in.
+template <class Policy, class T>
+inline constexpr int staging_slots = Policy::tile_items + thread::vector16<T>::size;
+
+/// Whether items of T ever stage padded: a padded vector is gathered item by item, 16 loads a vector
+/// for 1-byte items and 8 for 2-byte ones, not measured against their conflicts.
+template <class T>
+inline constexpr bool pads_staging = sizeof(T) >= 4;
+
 /// Stages a tile's kept items (and partition's rejected ones) in shared memory and stores them:
 /// kept item i (counting from the tile's first) goes to out[prefix + i], rejected ones before this
 /// tile's from the end of the output backwards. Kept items stage from slot `shift`, where they sit in
@@ -38,7 +48,7 @@ __device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_p
                                                 int valid, std::int64_t n, T* staged, T* d_out, bool vector_store) {
   constexpr int items_per_thread = Policy::items_per_thread;
   using vec = thread::vector16<T>;
-  constexpr int staging_slots = Policy::tile_items + vec::size;
+  constexpr int slots = staging_slots<Policy, T>;
   const int shift = vector_store ? static_cast<int>(prefix % vec::size) : 0;
   const int first = static_cast<int>(threadIdx.x) * items_per_thread;
   int kept_slot = shift + kept_before;
@@ -48,7 +58,7 @@ __device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_p
     if ((keep >> k) & 1u) {
       staged[staging_index<Padded>(kept_slot++)] = items[k];
     } else if (Partition && first + k < valid) {
-      staged[staging_index<Padded>(staging_slots - 1 - rejected_slot++)] = items[k];
+      staged[staging_index<Padded>(slots - 1 - rejected_slot++)] = items[k];
     }
   }
   __syncthreads();
@@ -62,7 +72,9 @@ __device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_p
   for (int slot = shift + static_cast<int>(threadIdx.x); slot < head_end; slot += Policy::threads)
     out_base[slot] = staged[staging_index<Padded>(slot)];
   for (int v = first_vector + static_cast<int>(threadIdx.x); v < end_vector; v += Policy::threads) {
-    if constexpr (Padded) {  // a warp's lanes read consecutive vectors, whose items' banks stay distinct
+    // A warp's lanes read consecutive vectors; padded, their items' banks stay distinct but for one
+    // two-way conflict a load where the run starts a vector in.
+    if constexpr (Padded) {
       vec gathered;
 #pragma unroll
       for (int c = 0; c < vec::size; ++c) gathered.items[c] = staged[staging_index<true>(v * vec::size + c)];
@@ -78,7 +90,7 @@ __device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_p
     // Rejected items before this tile: the tile's start less the kept ones.
     const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
     for (int i = threadIdx.x; i < valid - block_kept; i += Policy::threads)
-      d_out[n - 1 - (rejected_before + i)] = staged[staging_index<Padded>(staging_slots - 1 - i)];
+      d_out[n - 1 - (rejected_before + i)] = staged[staging_index<Padded>(slots - 1 - i)];
   }
 }
 
@@ -90,9 +102,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   constexpr int tile_items = Policy::tile_items;
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<int, Policy::threads>;
-  // The compacted tile may start up to a vector's width in (stage_and_store), padded.
-  constexpr int staging_slots = tile_items + thread::vector16<T>::size;
-  constexpr std::size_t compacted_bytes = (staging_index<true>(staging_slots - 1) + 1) * sizeof(T);
+  constexpr std::size_t compacted_bytes =
+      (staging_index<pads_staging<T>>(staging_slots<Policy, T> - 1) + 1) * sizeof(T);
   constexpr std::size_t loads_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
                                           ? sizeof(typename io::storage)
                                           : Selector::template shared_bytes<Policy>;
@@ -130,15 +141,15 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   const count_t prefix = s.tile_prefix;
   const bool vector_store = Policy::vector_access && out_aligned;
   T* staged = reinterpret_cast<T*>(s.staging);
-  // Uniform over the block (the count comes from the block scan). Partition stages every item.
+  const auto stage = [&](auto padded) {
+    stage_and_store<Policy, Partition, decltype(padded)::value>(items, keep, kept_before, block_kept, prefix, base,
+                                                                valid, n, staged, d_out, vector_store);
+  };
+  // Uniform over the block (the counts come from the block scan). Partition stages every item. The
+  // share is of the tile's items, so that a partial last tile stages as densely kept full ones do.
   const int staged_items = Partition ? valid : block_kept;
-  if (staged_items * 100 > tile_items * Policy::padded_staging_percent) {
-    stage_and_store<Policy, Partition, true>(items, keep, kept_before, block_kept, prefix, base, valid, n, staged,
-                                             d_out, vector_store);
-  } else {
-    stage_and_store<Policy, Partition, false>(items, keep, kept_before, block_kept, prefix, base, valid, n, staged,
-                                              d_out, vector_store);
-  }
+  if (pads_staging<T> && staged_items * 100 > valid * Policy::padded_staging_percent) stage(std::true_type{});
+  else stage(std::false_type{});
   if (threadIdx.x == 0 && base + tile_items >= n) *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
 }
 

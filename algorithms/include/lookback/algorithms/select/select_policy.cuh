@@ -49,10 +49,11 @@
 //     / 0.650 / 0.810-0.812 (the index arithmetic costs sparse tiles more than their conflicts), past half the tile
 //     0.527 / 0.642-0.643 / 0.811, past three quarters 0.528-0.529 / 0.635-0.637 / 0.811-0.812; 2^24 never 0.049 /
 //     0.057-0.058 / 0.075, past three quarters 0.049-0.050 / 0.057-0.058 / 0.068-0.070 (CUB 0.074-0.075 at 99%). In
-//     the main table, never against past three quarters: select_flagged 99% 2^28 0.947-0.954 -> 0.885-0.886 ms, 2^24
-//     0.079-0.081 -> 0.074; select_if 99% 0.849-0.855 -> 0.810-0.821; 1% and 50% level. Partition (which stages
-//     every item) always padded, against never: 1% / 50% / 99% 0.867-0.875 -> 0.847-0.849 / 0.825-0.829 -> 0.837 /
-//     0.824-0.827 -> 0.817-0.819 ms.
+//     the main table's rows in the same runs, never against past three quarters: select_flagged 99% 2^28 0.947-0.954
+//     -> 0.885-0.886 ms, 2^24 0.079-0.081 -> 0.074; select_if 99% 0.849-0.855 -> 0.810-0.821; 1% and 50% level.
+//     Partition (which stages every item) always padded, against never: 1% / 50% / 99% 0.867-0.875 -> 0.847-0.849 /
+//     0.825-0.829 -> 0.837 / 0.824-0.827 -> 0.817-0.819 ms. Only 4-byte items were measured; 1- and 2-byte items,
+//     whose padded vectors would be gathered in 16 and 8 loads, stage unpadded.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -63,9 +64,9 @@ namespace lookback::policy {
 /// Tile shape; 16-byte vector loads (warp-striped, for aligned arrays); the look-back's wait before
 /// its first poll; blocks per SM the registers must allow (0: the compiler's choice; 1 is not the
 /// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16); how many tiles ahead
-/// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh); the share of a tile, in
-/// percent, past which the items it stages (those kept; partition stages all) go to a padded staging
-/// (select/select_kernel.cuh).
+/// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh); the share of a tile's items,
+/// in percent, past which those it stages (the kept ones; partition stages all) go to a padded staging
+/// (items of 4 bytes or more; select/select_kernel.cuh).
 template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0,
           int PrefetchTiles = 0, int PaddedStagingPercent = 75>
 struct select_config {

@@ -50,8 +50,8 @@
 //   128x16 0.0167-0.0181, 2^22 0.0382): 16-byte vector accesses 128x16 0.0172 / 0.0388; 256x8 0.0168 /
 //   0.0389; larger tiles slower: 256x16 0.0181 / 0.0411, 512x8 four blocks 0.0199 / 0.0435, with
 //   prefetching 100 ahead 0.0186 / 0.0474; 128x16 eight blocks prefetching 100 ahead 0.0180 / 0.0416;
-//   the large policy at 2^20 0.0162.
-//   Not kept: 8-byte scans at 2^20 stay level with CUB.
+//   the large policy at 2^20 0.0162, within the spread of two rows of the small policy's own shape
+//   (0.0167 and 0.0181). Not kept: 8-byte scans at 2^20 stay level with CUB.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

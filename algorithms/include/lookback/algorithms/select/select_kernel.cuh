@@ -13,7 +13,6 @@
 #include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace lookback::select::device {
 
@@ -34,7 +33,8 @@ template <class Policy, class T>
 inline constexpr int staging_slots = Policy::tile_items + thread::vector16<T>::size;
 
 /// Whether items of T ever stage padded: a padded vector is gathered item by item, 16 loads a vector
-/// for 1-byte items and 8 for 2-byte ones, not measured against their conflicts.
+/// for 1-byte items and 8 for 2-byte ones, not measured against their conflicts. Only 4-byte items
+/// were measured; 8- and 16-byte ones (2 and 1 loads a vector) pad by the same reasoning.
 template <class T>
 inline constexpr bool pads_staging = sizeof(T) >= 4;
 
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   T* staged = reinterpret_cast<T*>(s.staging);
   // Uniform over the block (the counts come from the block scan). Partition stages every item. The
   // share is of a whole tile, a constant: as a share of `valid` (keeping it live) or through a lambda,
-  // the predicate's kernel spilled 36 bytes, not 8, and select_if ran 2-3% slower.
+  // the command's select_if kernel (a run-time comparison) spilled 36 bytes, not 8, and ran 2-3% slower.
   const int staged_items = Partition ? valid : block_kept;
   if (pads_staging<T> && staged_items * 100 > tile_items * Policy::padded_staging_percent) {
     stage_and_store<Policy, Partition, pads_staging<T>>(items, keep, kept_before, block_kept, prefix, base, valid,

@@ -64,8 +64,8 @@ namespace lookback::policy {
 /// Tile shape; 16-byte vector loads (warp-striped, for aligned arrays); the look-back's wait before
 /// its first poll; blocks per SM the registers must allow (0: the compiler's choice; 1 is not the
 /// same: it frees the compiler to take 82 registers for 4-byte tiles of 256 x 16); how many tiles ahead
-/// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh); the share of a tile's items,
-/// in percent, past which those it stages (the kept ones; partition stages all) go to a padded staging
+/// each block prefetches input into L2 (0: none; thread/l2_prefetch.cuh); the share of a whole tile,
+/// in percent, past which the items it stages (the kept ones; partition stages all) go to a padded staging
 /// (items of 4 bytes or more; select/select_kernel.cuh).
 template <int Threads, int ItemsPerThread, bool VectorAccess, int InitialDelayNs, int MinBlocks = 0,
           int PrefetchTiles = 0, int PaddedStagingPercent = 75>

@@ -25,7 +25,7 @@ using count_t = unsigned long long;
 /// sparser tiles more than their conflicts do, so they stage unpadded.
 template <bool Padded>
 __host__ __device__ constexpr int staging_index(int j) {
-  return Padded ? j + j / warp::warp_size : j;
+  return Padded ? block::bank_padded(j) : j;
 }
 
 /// The staging's slots: a tile, and room to start up to a vector's width in.

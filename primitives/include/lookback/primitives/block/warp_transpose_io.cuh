@@ -12,6 +12,10 @@
 
 namespace lookback::block {
 
+/// Item i of a shared-memory array padded by one item every 32: lanes whose items lie a multiple of
+/// 32 apart (a thread's run of consecutive items, a warp-striped row) then touch distinct banks.
+__host__ __device__ constexpr int bank_padded(int i) { return i + i / warp::warp_size; }
+
 template <class T, int Threads, int ItemsPerThread>
 struct warp_transpose_io {
   static constexpr int warps = Threads / warp::warp_size;
@@ -23,7 +27,6 @@ struct warp_transpose_io {
     T items[warps][padded_warp_items];
   };
 
-  __device__ static int padded(int i) { return i + i / warp::warp_size; }
   __device__ static int warp_index() { return static_cast<int>(threadIdx.x) / warp::warp_size; }
 
   using vec = thread::vector16<T>;
@@ -60,22 +63,24 @@ struct warp_transpose_io {
         for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
           const vec v = d_vec[k * warp::warp_size + lane];
 #pragma unroll
-          for (int c = 0; c < vec::size; ++c) region[padded((k * warp::warp_size + lane) * vec::size + c)] = v.items[c];
+          for (int c = 0; c < vec::size; ++c)
+            region[bank_padded((k * warp::warp_size + lane) * vec::size + c)] = v.items[c];
         }
       }
     } else if (valid >= tile_items) {
 #pragma unroll
-      for (int k = 0; k < ItemsPerThread; ++k) region[padded(k * warp::warp_size + lane)] = in[warp_base + k * warp::warp_size + lane];
+      for (int k = 0; k < ItemsPerThread; ++k)
+        region[bank_padded(k * warp::warp_size + lane)] = in[warp_base + k * warp::warp_size + lane];
     } else {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) {
         const int i = warp_base + k * warp::warp_size + lane;
-        region[padded(k * warp::warp_size + lane)] = i < valid ? T(in[i]) : fill;
+        region[bank_padded(k * warp::warp_size + lane)] = i < valid ? T(in[i]) : fill;
       }
     }
     __syncwarp();
 #pragma unroll
-    for (int k = 0; k < ItemsPerThread; ++k) items[k] = region[padded(lane * ItemsPerThread + k)];
+    for (int k = 0; k < ItemsPerThread; ++k) items[k] = region[bank_padded(lane * ItemsPerThread + k)];
     // The caller may store through the same region next.
     __syncwarp();
   }
@@ -88,7 +93,7 @@ struct warp_transpose_io {
     const int warp_base = warp_index() * warp_items;
     T* region = s.items[warp_index()];
 #pragma unroll
-    for (int k = 0; k < ItemsPerThread; ++k) region[padded(lane * ItemsPerThread + k)] = items[k];
+    for (int k = 0; k < ItemsPerThread; ++k) region[bank_padded(lane * ItemsPerThread + k)] = items[k];
     __syncwarp();
     if constexpr (vector_capable<OutputIt>) vectors = vectors && valid >= tile_items;
     else vectors = false;
@@ -99,18 +104,20 @@ struct warp_transpose_io {
         for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
           vec v;
 #pragma unroll
-          for (int c = 0; c < vec::size; ++c) v.items[c] = region[padded((k * warp::warp_size + lane) * vec::size + c)];
+          for (int c = 0; c < vec::size; ++c)
+            v.items[c] = region[bank_padded((k * warp::warp_size + lane) * vec::size + c)];
           d_vec[k * warp::warp_size + lane] = v;
         }
       }
     } else if (valid >= tile_items) {
 #pragma unroll
-      for (int k = 0; k < ItemsPerThread; ++k) out[warp_base + k * warp::warp_size + lane] = region[padded(k * warp::warp_size + lane)];
+      for (int k = 0; k < ItemsPerThread; ++k)
+        out[warp_base + k * warp::warp_size + lane] = region[bank_padded(k * warp::warp_size + lane)];
     } else {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) {
         const int i = warp_base + k * warp::warp_size + lane;
-        if (i < valid) out[i] = region[padded(k * warp::warp_size + lane)];
+        if (i < valid) out[i] = region[bank_padded(k * warp::warp_size + lane)];
       }
     }
   }

@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lookback::test {
@@ -77,7 +79,8 @@ struct run_result {
   std::int64_t count;
 };
 
-template <class T>
+/// Through the public API, or, given a Policy, with that tile policy.
+template <class Policy = void, class T>
 run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer<std::uint8_t>& d_flags,
                        std::uint32_t percent, cudaStream_t stream) {
   const std::int64_t n = static_cast<std::int64_t>(d_in.size());
@@ -86,9 +89,25 @@ run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer
   d_out.fill_bytes(poison_byte);
   d_count.fill_bytes(poison_byte);
   const keep_below<T> pred{percent};
-  if (m == mode::select_if) select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
-  if (m == mode::flagged) select_flagged(d_in.data(), d_flags.data(), d_out.data(), d_count.data(), n, stream);
-  if (m == mode::partition) partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
+  if constexpr (std::is_void_v<Policy>) {
+    if (m == mode::select_if) select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
+    if (m == mode::flagged) select_flagged(d_in.data(), d_flags.data(), d_out.data(), d_count.data(), n, stream);
+    if (m == mode::partition) partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
+  } else {
+    const auto call = [&](void* d_temp, std::size_t& bytes) {
+      using select::detail::run_with_policy;
+      const select::predicate_selector<keep_below<T>> by_value{pred};
+      if (m == mode::select_if)
+        run_with_policy<Policy, false>(d_temp, bytes, d_in.data(), by_value, d_out.data(), d_count.data(), n, stream);
+      if (m == mode::flagged)
+        run_with_policy<Policy, false>(d_temp, bytes, d_in.data(), select::detail::flags(d_flags.data()), d_out.data(),
+                                       d_count.data(), n, stream);
+      if (m == mode::partition)
+        run_with_policy<Policy, true>(d_temp, bytes, d_in.data(), by_value, d_out.data(), d_count.data(), n, stream);
+    };
+    stream_allocator alloc;
+    lookback::detail::with_temp_storage(alloc, stream, call);
+  }
   return {to_host(d_out), selected_count(d_count.data(), stream)};
 }
 
@@ -212,33 +231,52 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
   EXPECT_EQ(got, expected);
 }
 
-TEST_F(select_api, dense_and_sparse_tiles_in_one_run) {
-  // Stretches of every density, one to two tiles long and not lined up with tiles: tiles keeping most
-  // of their items stage them padded, the others unpadded (select/select_kernel.cuh), and their
-  // outputs must still abut. Small tiles, then large ones where the size cap allows them.
-  using p = policy::select<std::uint32_t>;
+/// Flags in stretches of every density, one to two tiles long and not lined up with tiles: tiles that
+/// keep most of their items stage them padded, the others unpadded (select/select_kernel.cuh).
+std::vector<std::uint8_t> stretched_flags(std::int64_t n, std::int64_t tile, std::mt19937_64& rng) {
   constexpr std::uint32_t percents[] = {0, 30, 70, 80, 95, 100};
+  std::vector<std::uint8_t> flags(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < flags.size();) {
+    const auto length = static_cast<std::size_t>(tile) + rng() % static_cast<std::size_t>(tile);
+    const std::size_t stretch = std::min<std::size_t>(flags.size() - i, length);
+    const std::uint32_t percent = percents[rng() % std::size(percents)];
+    for (std::size_t j = 0; j < stretch; ++j, ++i) flags[i] = rng() % 100 < percent ? 1 : 0;
+  }
+  return flags;
+}
+
+/// select_flagged over stretched flags of n items, and partition keeping half, with Policy's tiles.
+template <class Policy = void>
+void check_stretches(std::int64_t n, std::int64_t tile) {
+  auto rng = make_rng(static_cast<std::uint64_t>(n * 31 + tile));
+  const auto in = random_values<std::uint32_t>(n, rng);
+  const auto flags = stretched_flags(n, tile, rng);
+  const cuda_stream stream;
+  const auto d_in = to_device(in, stream);
+  const auto d_flags = to_device(flags, stream);
+  const std::string what = "stretches of 0 to 100% kept, tiles of " + std::to_string(tile) + ", n=" + std::to_string(n);
+  const auto expected_count = static_cast<std::int64_t>(std::count(flags.begin(), flags.end(), 1));
+  expect_output(expected_output(in, flags, mode::flagged), expected_count,
+                run_ours<Policy>(mode::flagged, d_in, d_flags, 0, stream.get()), "ours", mode::flagged, what);
+  std::vector<std::uint8_t> half(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) half[i] = keep_below<std::uint32_t>{50}(in[i]);
+  expect_output(expected_output(in, half, mode::partition),
+                static_cast<std::int64_t>(std::count(half.begin(), half.end(), 1)),
+                run_ours<Policy>(mode::partition, d_in, d_flags, 50, stream.get()), "ours", mode::partition, what);
+}
+
+TEST_F(select_api, dense_and_sparse_tiles_in_one_run) {
+  // The policy's small tiles, then its large ones where the size cap allows them, then tiles of 512
+  // items, which the sanitizers' runs (at most 2000 items) also fill.
+  using p = policy::select<std::uint32_t>;
   for (const std::int64_t tile : {p::small::tile_items, p::large::tile_items}) {
     const std::int64_t min_n = tile == p::small::tile_items ? 0 : p::small_max_items;  // below it, small tiles
     const std::int64_t n = std::min<std::int64_t>(max_test_size(), min_n + 40 * tile + 123);
-    if (n <= min_n) continue;
-    auto rng = make_rng(static_cast<std::uint64_t>(tile));
-    const auto in = random_values<std::uint32_t>(n, rng);
-    std::vector<std::uint8_t> flags(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < flags.size();) {
-      const std::size_t stretch = std::min<std::size_t>(flags.size() - i, tile + rng() % tile);
-      const std::uint32_t percent = percents[rng() % std::size(percents)];
-      for (std::size_t j = 0; j < stretch; ++j, ++i) flags[i] = rng() % 100 < percent ? 1 : 0;
-    }
-    const cuda_stream stream;
-    const auto d_in = to_device(in, stream);
-    const auto d_flags = to_device(flags, stream);
-    const auto expected = expected_output(in, flags, mode::flagged);
-    const auto expected_count = static_cast<std::int64_t>(std::count(flags.begin(), flags.end(), 1));
-    expect_output(expected, expected_count, run_ours(mode::flagged, d_in, d_flags, 0, stream.get()), "ours",
-                  mode::flagged, "stretches of 0 to 100% kept, n=" + std::to_string(n));
+    if (n > min_n) check_stretches(n, tile);
     if (HasFailure()) return;
   }
+  using tiny = policy::select_config<64, 8, true, 0>;
+  check_stretches<tiny>(std::min<std::int64_t>(max_test_size(), 40 * tiny::tile_items + 123), tiny::tile_items);
 }
 
 TEST_F(select_api, repeated_runs_are_identical) {

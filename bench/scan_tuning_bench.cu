@@ -3,6 +3,7 @@
 // --benchmark_filter=scan_tune.
 #include "support/bench_support.cuh"
 
+#include <lookback/primitives/detail/scan_lookahead.cuh>
 #include <lookback/primitives/deterministic_scan.cuh>
 #include <lookback/primitives/scan.cuh>
 
@@ -30,6 +31,28 @@ void register_policy_at(const char* label, std::int64_t n) {
 template <class T, class Policy>
 void register_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
   for (const int log_n : log_sizes) register_policy_at<T, Policy>(label, std::int64_t{1} << log_n);
+}
+
+/// The pipelined scan (device/scan_lookahead_kernel.cuh) with Policy.
+template <class T, class Policy>
+void register_lookahead_policy(const char* label, std::initializer_list<int> log_sizes) {
+  for (const int log_n : log_sizes) {
+    const std::int64_t n = std::int64_t{1} << log_n;
+    const io::dtype type = io::dtype_of<T>();
+    register_gpu_benchmark(bench_name("scan_tune", label, type, n), [=](benchmark::State& state) {
+      const T* d_in = static_cast<const T*>(random_input(type, n));
+      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+      using lookback::detail::scan_lookahead_applies;
+      if (!scan_lookahead_applies<Policy, true, T, T, sum>(d_in, d_out)) {
+        state.SkipWithError("the pipelined scan does not apply on this device");
+        return;
+      }
+      void* d_temp = scratch(lookback::detail::scan_lookahead_layout<Policy, T>(n).total(), 2);
+      time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] {
+        lookback::detail::scan_lookahead<Policy, true>(d_temp, d_in, d_out, T(0), sum{}, n, 0, stream());
+      });
+    });
+  }
 }
 
 template <class T, class Policy>
@@ -69,7 +92,7 @@ const bool registered = [] {
   register_policy<u32, scan_config<256, 32, true, 1100, p64, 4>>("256x32_vec_wait1100_4blocks");
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 8>>("128x16_wait1100_8blocks");
   // Each block prefetching into L2 the input of the tile `distance` ids ahead (thread/l2_prefetch.cuh).
-  register_policy<u32, policy::scan<u32>::small>("small", {20, 22, 24, 28});
+  register_policy<u32, policy::scan<u32>::small>("small", {16, 18, 20, 22, 24, 28});
   register_policy<u32, policy::scan<u32>::large>("large", {20, 22, 24, 28});
   register_policy<u32, scan_config<512, 16, true, 1100, p64, 4>>("512x16_4blocks_prefetch0", {20, 22, 24});
   register_policy<u32, scan_config<512, 16, true, 1100, p64, 4, 32>>("512x16_4blocks_prefetch32", {24, 28});
@@ -85,7 +108,7 @@ const bool registered = [] {
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 0, 264>>("128x16_prefetch264", {24, 28});
   register_policy<u64, scan_config<128, 16, false, 1100, p128, 8, 200>>("128x16_8blocks_prefetch200", {20, 24, 28});
   // 8-byte values up to small_max_items: tile shapes with 16-byte vector accesses (two items a vector).
-  register_policy<u64, policy::scan<u64>::small>("small", {20, 22});
+  register_policy<u64, policy::scan<u64>::small>("small", {16, 18, 20, 22});
   register_policy<u64, scan_config<128, 16, true, 1100, p128>>("128x16_vec", {20, 22});
   register_policy<u64, scan_config<256, 8, true, 1100, p128>>("256x8_vec", {20, 22});
   register_policy<u64, scan_config<256, 16, true, 1100, p128>>("256x16_vec", {20, 22});
@@ -93,6 +116,25 @@ const bool registered = [] {
   register_policy<u64, scan_config<512, 8, true, 1100, p128, 4>>("512x8_vec_4blocks", {20, 22});
   register_policy<u64, scan_config<512, 8, true, 1100, p128, 4, 100>>("512x8_vec_4blocks_prefetch100", {20, 22});
   register_policy<u64, scan_config<128, 16, true, 1100, p128, 8, 100>>("128x16_vec_8blocks_prefetch100", {20, 22});
+  // The pipelined scan: warps per role, items per thread, stages, look-ahead chunks, retry delay.
+  using policy::scan_lookahead_config;
+  register_lookahead_policy<u32, scan_lookahead_config<4, 63, 6, 4>>("la_4w_63_6s", {16, 18, 20, 22, 24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 79, 5, 4>>("la_4w_79_5s", {20, 24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 63, 4, 4>>("la_4w_63_4s", {24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 31, 12, 4>>("la_4w_31_12s", {20, 24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<8, 31, 6, 4>>("la_8w_31_6s", {24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 63, 6, 4, 200>>("la_4w_63_6s_retry200", {24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 63, 6, 2>>("la_4w_63_6s_2chunks", {24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 55, 7, 2>>("la_4w_55_7s_2chunks", {20, 24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 47, 8, 2>>("la_4w_47_8s_2chunks", {20, 24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<4, 39, 10, 2>>("la_4w_39_10s_2chunks", {24, 28});
+  register_lookahead_policy<u32, scan_lookahead_config<8, 31, 6, 2>>("la_8w_31_6s_2chunks", {20, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 31, 6, 4>>("la_4w_31_6s", {16, 18, 20, 22, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 39, 5, 4>>("la_4w_39_5s", {20, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 23, 8, 2>>("la_4w_23_8s_2chunks", {20, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 27, 7, 2>>("la_4w_27_7s_2chunks", {20, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 15, 12, 4>>("la_4w_15_12s", {24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<2, 63, 6, 4>>("la_2w_63_6s", {24, 28});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");

@@ -1,5 +1,6 @@
 // The single-pass scan: every dtype, operator and mode against the CPU reference and CUB, then the
 // template API itself (user-defined non-commutative operators, in place, iterators, allocators).
+#include "support/affine_op.hpp"
 #include "support/gpu_test.hpp"
 #include "typed/reference.hpp"
 #include "support/test_sizes.hpp"
@@ -34,7 +35,12 @@ std::vector<std::int64_t> matrix_sizes(io::dtype type, op_kind op) {
   const auto around_switch = [](auto policy) {
     using p = decltype(policy);
     std::vector<std::int64_t> large_boundaries;
-    return sizes_around_switch(p::small::tile_items, p::small_max_items, p::large::tile_items, large_boundaries);
+    auto sizes = sizes_around_switch(p::small::tile_items, p::small_max_items, p::large::tile_items, large_boundaries);
+    // Where the pipelined scan takes over (on Hopper and later), and around its first tiles there.
+    for (const std::int64_t n : {p::lookahead_min_items - 1, p::lookahead_min_items,
+                                 p::lookahead_min_items + p::lookahead::tile_items + 1})
+      if (n <= max_test_size()) sizes.push_back(n);
+    return sizes;
   };
   return io::dtype_size(type) <= 4 ? around_switch(policy::scan<std::uint32_t>{})
                                    : around_switch(policy::scan<std::uint64_t>{});
@@ -133,28 +139,6 @@ TEST_F(scan_large, stress_repeated_runs_are_exact) {
                                });
   }
 }
-
-// x -> a*x + b modulo 2^bits; composing maps is associative but not commutative, so any tile or
-// look-back window combined out of order gives a wrong answer.
-template <class Word>
-struct affine {
-  Word a, b;
-};
-template <class Word>
-bool operator==(const affine<Word>& l, const affine<Word>& r) {
-  return l.a == r.a && l.b == r.b;
-}
-
-struct compose {
-  template <class Word>
-  __host__ __device__ affine<Word> operator()(const affine<Word>& f, const affine<Word>& g) const {
-    return {static_cast<Word>(g.a * f.a), static_cast<Word>(g.a * f.b + g.b)};
-  }
-  template <class T>
-  __host__ __device__ static T identity() {
-    return T{1, 0};
-  }
-};
 
 template <class Word>
 void check_affine_scan(std::int64_t n, bool inclusive) {

@@ -1,5 +1,7 @@
 #pragma once
-// Device-wide exclusive and inclusive scans in a single pass with decoupled look-back.
+// Device-wide exclusive and inclusive scans in a single pass with decoupled look-back; on Hopper and
+// later, large arrays of 4- and 8-byte items take the pipelined scan (device/scan_lookahead_kernel.cuh),
+// whose tiles learn their prefix by a running look-ahead instead.
 //
 // Two-phase temporary storage as in CUB: call once with d_temp_storage == nullptr to learn
 // temp_storage_bytes, then again with that much device memory. The overloads without temporary
@@ -7,6 +9,7 @@
 // output may be the same array (in place).
 #include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
+#include <lookback/primitives/detail/scan_lookahead.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/scan_kernel.cuh>
@@ -15,9 +18,11 @@
 #include <lookback/primitives/scan_carry.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 namespace lookback {
 namespace detail {
@@ -53,13 +58,40 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
+/// Whether the pipelined scan (detail/scan_lookahead.cuh) may take these arguments: arrays of T in, T
+/// out, of a width it was measured on.
+template <class InputIt, class OutputIt, class T>
+inline constexpr bool lookahead_candidate =
+    std::is_pointer_v<InputIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InputIt>>, T> &&
+    std::is_same_v<OutputIt, T*> && (sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>;
+
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
-  with_size_policy<policy::scan<init_value_t<Init>>>(num_items, [&](auto policy) {
-    scan_with_policy<decltype(policy), Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items,
-                                                  stream);
-  });
+  using T = init_value_t<Init>;
+  const auto look_back = [&](void* d_temp, std::size_t& bytes) {
+    with_size_policy<policy::scan<T>>(num_items, [&](auto policy) {
+      scan_with_policy<decltype(policy), Exclusive>(d_temp, bytes, d_in, d_out, init, op, num_items, stream);
+    });
+  };
+  if constexpr (lookahead_candidate<InputIt, OutputIt, T>) {
+    using pipelined = typename policy::scan<T>::lookahead;
+    if (num_items >= policy::scan<T>::lookahead_min_items) {
+      // A query answers for either kernel, so that its answer holds whichever the call then takes.
+      const temp_layout layout = scan_lookahead_layout<pipelined, T>(num_items);
+      if (d_temp_storage == nullptr) {
+        look_back(nullptr, temp_storage_bytes);
+        temp_storage_bytes = std::max(temp_storage_bytes, layout.total());
+        return;
+      }
+      if (scan_lookahead_applies<pipelined, Exclusive, T, Init, Op>(d_in, d_out)) {
+        layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan");
+        scan_lookahead<pipelined, Exclusive>(d_temp_storage, d_in, d_out, init, op, num_items, 0, stream);
+        return;
+      }
+    }
+  }
+  look_back(d_temp_storage, temp_storage_bytes);
 }
 
 template <class InputIt>

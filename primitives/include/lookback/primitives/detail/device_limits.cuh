@@ -95,6 +95,18 @@ void prefer_carveout_for_occupancy(Kernel kernel, int threads, int dynamic_share
   });
 }
 
+/// Whether the code of `kernel` that the current device runs was compiled from a virtual architecture
+/// of sm_90 or later (__CUDA_ARCH__ >= 900), so that Hopper's instructions in it are there: a binary
+/// built for older GPUs runs their code, or their PTX compiled for this one.
+template <class Kernel>
+bool compiled_for_hopper(Kernel kernel) {
+  return cached_per_kernel<bool>(kernel, 0, 0, [&](int) {
+    cudaFuncAttributes attributes{};
+    LOOKBACK_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    return attributes.ptxVersion >= 90;
+  });
+}
+
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {
   return cached_per_kernel<int>(kernel, threads, dynamic_shared_bytes, [&](int device) {

@@ -76,6 +76,22 @@ struct scan_config {
   static constexpr tile::descriptor descriptor = Descriptor;
 };
 
+/// The pipelined scan for Hopper and later (device/scan_lookahead_kernel.cuh): `Warps` reduce warps and
+/// as many scan warps, each thread `ItemsPerThread` consecutive items of a tile (odd, so that a warp's
+/// reads of shared memory fall on distinct banks), `Stages` tiles in shared memory at once, the
+/// look-ahead reading `LookaheadChunks` x 32 descriptors a poll and waiting `RetryDelayNs` after a poll
+/// that found nothing new.
+template <int Warps, int ItemsPerThread, int Stages, int LookaheadChunks, int RetryDelayNs = 0>
+struct scan_lookahead_config {
+  static constexpr int warps = Warps;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int stages = Stages;
+  static constexpr int lookahead_chunks = LookaheadChunks;
+  static constexpr int retry_delay_ns = RetryDelayNs;
+  static constexpr int tile_items = Warps * 32 * ItemsPerThread;
+  static constexpr int threads = (2 * Warps + 2) * 32;  // reduce, scan, load, look-ahead
+};
+
 /// Up to small_max_items (where most tiles are resident at once, and fewer, larger tiles shorten the
 /// look-back's chain): 4-byte values 512 threads x 16 items (32 KiB tiles) with vector accesses,
 /// registers capped for four blocks an SM, prefetching 100 tiles ahead; 8-byte values 128 x 16 (16 KiB
@@ -90,6 +106,11 @@ struct scan {
       sizeof(T) <= 4, scan_config<256, 16, true, 1100, tile::default_descriptor<T>, 8, 200>,
       std::conditional_t<sizeof(T) <= 8, scan_config<128, 16, false, 1100, tile::default_descriptor<T>, 0, 200>, small>>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 22;
+  /// The pipelined scan, where it applies: from lookahead_min_items on, tiles of about 32 KiB in six
+  /// stages.
+  using lookahead = std::conditional_t<sizeof(T) <= 4, scan_lookahead_config<4, 63, 6, 4>,
+                                       scan_lookahead_config<4, 31, 6, 4>>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
 };
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:

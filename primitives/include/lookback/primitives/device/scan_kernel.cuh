@@ -6,6 +6,7 @@
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/scan_carry.cuh>
 #include <lookback/primitives/thread/l2_prefetch.cuh>
+#include <lookback/primitives/thread/scan_run.cuh>
 #include <lookback/primitives/tile/decoupled_lookback.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 
@@ -38,18 +39,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, int valid, T (&item
   __syncthreads();
   if (d_total != nullptr && last_tile && threadIdx.x == 0) *d_total = op(s.tile_prefix, block_total);
 
-  T running = op(s.tile_prefix, thread_prefix);
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k) {
-    if constexpr (Exclusive) {
-      const T item = items[k];
-      items[k] = running;
-      running = op(running, item);
-    } else {
-      running = op(running, items[k]);
-      items[k] = running;
-    }
-  }
+  thread::scan_run<Exclusive, items_per_thread>(items, op(s.tile_prefix, thread_prefix), op);
   io::store(d_out + base, valid, items, s.io, vectors);
 }
 

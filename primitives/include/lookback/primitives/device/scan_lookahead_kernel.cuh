@@ -1,16 +1,18 @@
 #pragma once
-// The single-pass scan for Hopper and later, as a pipeline inside one persistent block an SM: tiles
-// arrive in shared memory by bulk copies several tiles ahead of the warps that scan them, so DRAM reads
-// never pause while a tile waits for its prefix. Warps keep to one role each:
+// The single-pass scan for Hopper and later, as a pipeline inside one persistent block an SM
+// (device/lookahead_pipeline.cuh): tiles arrive in shared memory by bulk copies several tiles ahead of
+// the warps that scan them, so DRAM reads never pause while a tile waits for its prefix. Warps keep to
+// one role each:
 //   load (one thread): takes the next tile id and starts its bulk copy into a free stage;
 //   reduce: each tile's per-thread and per-warp prefixes and its aggregate, which it publishes at once;
 //   look-ahead (one warp): the tile's exclusive prefix, from the running prefix of the block's previous
 //     tile and the aggregates published between the two (tile/running_lookahead.cuh);
 //   scan: the tile's results written back over its items, then one bulk copy out.
-// Each stage has four barriers, one for each hand-over: loaded, reduced, prefix known, stage free.
+#include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/scan_carry.cuh>
 #include <lookback/primitives/thread/bulk_copy.cuh>
+#include <lookback/primitives/thread/scan_run.cuh>
 #include <lookback/primitives/tile/running_lookahead.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 #include <lookback/primitives/warp/warp_scan.cuh>
@@ -19,30 +21,20 @@
 
 namespace lookback::device {
 
-namespace lookahead_detail {
+namespace lookahead {
 
-/// Bytes of a tile of `valid` items that one bulk copy moves; the rest (under 16 bytes) move item by
-/// item.
-template <class T>
-__device__ __forceinline__ unsigned bulk_bytes(int valid) {
-  return static_cast<unsigned>(valid) * sizeof(T) / thread::bulk_copy_alignment * thread::bulk_copy_alignment;
-}
-
-/// One stage's barriers and what the roles hand each other about its tile.
+/// A stage's hand-overs: its barriers, the tile's prefix and aggregate, its reduction's per-warp
+/// totals and per-thread prefixes.
 template <class T, int Warps>
 struct stage_control {
-  std::uint64_t loaded;
-  std::uint64_t reduced;
-  std::uint64_t prefix_known;
-  std::uint64_t free;
-  std::int64_t tile;  // past the last tile: the load role has stopped
+  stage_sync sync;
   T prefix;
   T aggregate;
   T warp_totals[Warps];
   T thread_prefix[Warps * warp::warp_size];
 };
 
-}  // namespace lookahead_detail
+}  // namespace lookahead
 
 /// Launched with Policy::threads threads, at most one block an SM, Policy::stages * tile bytes of
 /// dynamic shared memory; d_in and d_out 16-byte aligned. Descriptors and counter zeroed first.
@@ -57,7 +49,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   constexpr int tile_items = Policy::tile_items;
   constexpr int stages = Policy::stages;
   static_assert(tile_items * sizeof(T) % thread::bulk_copy_alignment == 0, "tiles must keep bulk copies aligned");
-  using control = lookahead_detail::stage_control<T, warps>;
+  using control = lookahead::stage_control<T, warps>;
   __shared__ control ctl[stages];
   extern __shared__ __align__(128) unsigned char lookahead_stage_bytes[];
   T* const stage_items = reinterpret_cast<T*>(lookahead_stage_bytes);
@@ -66,15 +58,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const T identity = identity_of<T>(op);
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
   const int lane = warp::lane_id();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) {
-      thread::barrier_init(&ctl[s].loaded, 1);
-      thread::barrier_init(&ctl[s].reduced, role_threads);
-      thread::barrier_init(&ctl[s].prefix_known, 1);
-      thread::barrier_init(&ctl[s].free, role_threads);
-    }
-    thread::fence_barrier_init();
-  }
+  lookahead::init_barriers(ctl, role_threads);
   __syncthreads();
 
   if (warp_index < warps) {
@@ -83,8 +67,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     for (int it = 0;; ++it) {
       const int s = it % stages;
       control& c = ctl[s];
-      thread::barrier_wait(&c.loaded, (it / stages) & 1);
-      const std::int64_t tile = c.tile;
+      thread::barrier_wait(&c.sync.loaded, (it / stages) & 1);
+      const std::int64_t tile = c.sync.tile;
       if (tile >= num_tiles) return;
       const int valid = tile::items_in_tile(tile, tile_items, n);
       const T* items = stage_items + s * tile_items + r * items_per_thread;
@@ -111,7 +95,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         c.aggregate = aggregate;
         tiles.publish(tile, tile::status::aggregate, aggregate);
       }
-      thread::barrier_arrive(&c.reduced);
+      thread::barrier_arrive(&c.sync.reduced);
     }
   } else if (warp_index < 2 * warps) {
     // Scan: results over the items in place, then one thread copies the tile out.
@@ -122,82 +106,39 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       const int s = it % stages;
       const unsigned parity = (it / stages) & 1;
       control& c = ctl[s];
-      thread::barrier_wait(&c.loaded, parity);
-      const std::int64_t tile = c.tile;
+      thread::barrier_wait(&c.sync.loaded, parity);
+      const std::int64_t tile = c.sync.tile;
       if (tile >= num_tiles) break;
-      thread::barrier_wait(&c.reduced, parity);
-      thread::barrier_wait(&c.prefix_known, parity);
+      thread::barrier_wait(&c.sync.reduced, parity);
+      thread::barrier_wait(&c.sync.prefix_known, parity);
       const int valid = tile::items_in_tile(tile, tile_items, n);
       T* const stage = stage_items + s * tile_items;
-      T* items = stage + r * items_per_thread;
-      T running = op(c.prefix, c.thread_prefix[r]);
-      const int mine = valid == tile_items ? items_per_thread : valid - r * items_per_thread;
-#pragma unroll
-      for (int k = 0; k < items_per_thread; ++k) {
-        if (valid == tile_items || k < mine) {
-          if constexpr (Exclusive) {
-            const T item = items[k];
-            items[k] = running;
-            running = op(running, item);
-          } else {
-            running = op(running, items[k]);
-            items[k] = running;
-          }
-        }
-      }
+      const T running = op(c.prefix, c.thread_prefix[r]);
+      if (valid == tile_items)
+        thread::scan_run<Exclusive, items_per_thread>(stage + r * items_per_thread, running, op);
+      else
+        thread::scan_run<Exclusive, items_per_thread>(stage + r * items_per_thread, running, op,
+                                                      valid - r * items_per_thread);
       if (d_total != nullptr && tile == num_tiles - 1 && r == 0) *d_total = op(c.prefix, c.aggregate);
-      thread::fence_shared_for_bulk_copies();
-      thread::named_barrier(2, role_threads);
-      if (r == 0) {
-        const unsigned bulk = lookahead_detail::bulk_bytes<T>(valid);
-        T* const out = d_out + tile * tile_items;
-        if (bulk > 0) thread::bulk_store(out, stage, bulk);
-        thread::bulk_commit();
-        for (int i = static_cast<int>(bulk / sizeof(T)); i < valid; ++i) out[i] = stage[i];
-        // Keeps one copy in flight: the stage before this one is free once its copy has read it.
-        thread::bulk_wait_read<1>();
-      }
-      // Every scan thread arrives, each releasing its own reads of the stage and its control.
-      if (unreleased >= 0) thread::barrier_arrive(&ctl[unreleased].free);
-      unreleased = s;
+      lookahead::store_and_release<stages, role_threads>(ctl, s, unreleased, stage, d_out + tile * tile_items, valid,
+                                                         r);
     }
     if (r == 0) thread::bulk_wait_all();
   } else if (warp_index == 2 * warps) {
     // Load: one thread.
-    if (lane != 0) return;
-    for (int it = 0;; ++it) {
-      const int s = it % stages;
-      control& c = ctl[s];
-      if (it >= stages) thread::barrier_wait(&c.free, (it / stages - 1) & 1);
-      const std::int64_t tile = atomicAdd(d_tile_counter, 1u);
-      c.tile = tile;
-      if (tile >= num_tiles) {
-        thread::barrier_arrive(&c.loaded);
-        return;
-      }
-      const int valid = tile::items_in_tile(tile, tile_items, n);
-      const unsigned bulk = lookahead_detail::bulk_bytes<T>(valid);
-      T* const stage = stage_items + s * tile_items;
-      const T* const in = d_in + tile * tile_items;
-      for (int i = static_cast<int>(bulk / sizeof(T)); i < valid; ++i) stage[i] = in[i];
-      thread::barrier_arrive_expect_bytes(&c.loaded, bulk);
-      if (bulk > 0) thread::bulk_load(stage, in, bulk, &c.loaded);
-    }
+    if (lane == 0) lookahead::load_tiles<stages, tile_items>(ctl, stage_items, d_in, n, d_tile_counter);
   } else {
     // Look-ahead: one warp.
     T running = lookback::detail::initial_value(init);
     std::int64_t next = 0;
     for (int it = 0;; ++it) {
-      const int s = it % stages;
-      control& c = ctl[s];
-      thread::barrier_wait(&c.loaded, (it / stages) & 1);
-      // Lane 0 alone reads the tile id, so that its arrival below releases every read of the stage.
-      const std::int64_t tile = __shfl_sync(warp::full_mask, lane == 0 ? c.tile : 0, 0);
+      control& c = ctl[it % stages];
+      const std::int64_t tile = lookahead::warp_wait_tile(ctl, it);
       if (tile >= num_tiles) return;
       tile::fold_aggregates<Policy::lookahead_chunks, Policy::retry_delay_ns>(tiles, next, tile, running, op, identity);
       if (lane == 0) {
         c.prefix = running;
-        thread::barrier_arrive(&c.prefix_known);
+        thread::barrier_arrive(&c.sync.prefix_known);
       }
     }
   }

@@ -52,6 +52,26 @@
 //   prefetching 100 ahead 0.0186 / 0.0474; 128x16 eight blocks prefetching 100 ahead 0.0180 / 0.0416;
 //   the large policy at 2^20 0.0162, within the spread of two rows of the small policy's own shape
 //   (0.0167 and 0.0181). Not kept: 8-byte scans at 2^20 stay level with CUB.
+//   The pipelined scan (device/scan_lookahead_kernel.cuh; scan_lookahead_config: warps a role x items
+//   a thread, stages, look-ahead chunks), one run each at 849dfc4, ms (CUB and memcpy from the main
+//   table of the same run):
+//     H100, uint32 2^28 (look-back large 0.764, CUB 0.884, memcpy 0.719): 4x63 6 stages 0.732, 4x79 5
+//       stages 0.737; earlier runs: 4x63 4 stages 0.799, 4x31 12 stages 0.741, 8x31 6 stages 0.728, 4x63
+//       2 chunks 0.728, a 200 ns wait after an empty poll 0.729. 2^24 (large 0.0653, CUB 0.0727): 4x63
+//       0.0613. 2^16 / 2^18 / 2^20 / 2^22 against the small look-back policy: 0.0119 / 0.0124 / 0.0141 /
+//       0.0241 against 0.0125 / 0.0127 / 0.0136 / 0.0241.
+//     H100, uint64 2^28 (large 1.48, CUB 1.594, memcpy 1.433): 4x31 6 stages 1.44, 4x39 5 stages 1.46,
+//       2x63 1.44, 4x15 12 stages 1.49; 2^24 (large 0.109): 4x31 0.105; 2^16 / 2^18 / 2^20 / 2^22 0.011 /
+//       0.013 / 0.019 / 0.039 against the small policy's 0.012 / 0.012 / 0.020 / 0.041.
+//     H200, uint32 2^28 (large 0.601, CUB 0.690, memcpy 0.507): 4x63 6 stages 0.527; earlier runs 4x63 4
+//       stages 0.663, 4x55 7 stages 0.545, 4x47 8 stages 0.558, 4x39 10 stages 0.597, 4x31 12 stages
+//       0.619, 8x31 6 stages 0.533. 2^24 (large 0.0526): 0.0470. 2^16 / 2^18 / 2^20 / 2^22: 0.0095 /
+//       0.0097 / 0.0110 / 0.0189 against the small policy's 0.0097 / 0.0099 / 0.0111 / 0.0199.
+//     H200, uint64 2^28 (large 1.152, CUB 1.230, memcpy 1.007): 4x31 6 stages 1.036; earlier 4x23 8 stages
+//       1.12, 4x27 7 stages 1.08, 2x63 1.05, 4x15 12 stages 1.30. 2^24 (large 0.0873): 0.0790.
+//     Fewer, larger stages win: what a block has in flight is what keeps DRAM busy; six stages of about
+//     32 KiB are what an SM's shared memory holds. Against the look-back, the pipelined scan is level
+//     up to 2^22 and faster beyond, so it takes over from 2^18 items (lookahead_min_items).
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -106,8 +126,8 @@ struct scan {
       sizeof(T) <= 4, scan_config<256, 16, true, 1100, tile::default_descriptor<T>, 8, 200>,
       std::conditional_t<sizeof(T) <= 8, scan_config<128, 16, false, 1100, tile::default_descriptor<T>, 0, 200>, small>>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 22;
-  /// The pipelined scan, where it applies: from lookahead_min_items on, tiles of about 32 KiB in six
-  /// stages.
+  /// The pipelined scan, where it applies (Hopper and later, aligned arrays): from lookahead_min_items
+  /// on, tiles of about 32 KiB in six stages.
   using lookahead = std::conditional_t<sizeof(T) <= 4, scan_lookahead_config<4, 63, 6, 4>,
                                        scan_lookahead_config<4, 31, 6, 4>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
@@ -155,7 +175,29 @@ struct deterministic_scan_config {
 ///   Prefetching into L2 the tile 66 / 132 / 200 ids ahead: float32 0.813 / 0.811 / 0.829 ms against
 ///     0.928 (the default scan 0.761 in the same run: +7%); float64 (2 granules) 132 / 264: 1.61 / 1.69
 ///     against 1.72.
+/// The deterministic scan on the look-ahead pipeline (device/deterministic_scan_lookahead_kernel.cuh):
+/// `Granules` granules a tile, `RoleWarps` reduce warps and as many scan warps (each takes one or more
+/// of a tile's granule warps), `Stages` tiles in shared memory at once. The bits are the same.
+template <int Granules, int RoleWarps, int Stages>
+struct deterministic_scan_lookahead_config {
+  static constexpr int granules_per_tile = Granules;
+  static constexpr int role_warps = RoleWarps;
+  static constexpr int stages = Stages;
+  static constexpr int window_granules = deterministic_granule::window_granules;
+  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
+  static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
+  static constexpr int tile_items = Granules * deterministic_granule::items;
+  static constexpr int threads = (2 * RoleWarps + 2) * 32;  // reduce, scan, load, look-ahead
+};
+
+/// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
+/// lookahead_min_items on the look-ahead pipeline: tiles of 32 KiB in five stages (with the warps'
+/// transposition rows, what a block's shared memory holds).
 template <class T>
-struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {};
+struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {
+  using lookahead = std::conditional_t<sizeof(T) <= 4, deterministic_scan_lookahead_config<4, 8, 5>,
+                                       deterministic_scan_lookahead_config<2, 4, 5>>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
+};
 
 }  // namespace lookback::policy

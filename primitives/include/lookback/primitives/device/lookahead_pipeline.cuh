@@ -1,0 +1,105 @@
+#pragma once
+// The pipeline the look-ahead scans share (device/scan_lookahead_kernel.cuh and
+// device/deterministic_scan_lookahead_kernel.cuh): one persistent block an SM whose stages of shared
+// memory each hold one tile. One thread takes tile ids and brings tiles in by bulk copies; reduce warps
+// publish what a tile contributes to later tiles; a look-ahead warp finds the tile's prefix; scan warps
+// write the results over the items and one of them copies the tile out. Each stage's four barriers mark
+// the hand-overs: loaded, reduced, prefix known, free again.
+#include <lookback/primitives/thread/bulk_copy.cuh>
+#include <lookback/primitives/tile/tile_id.cuh>
+
+#include <cstdint>
+
+namespace lookback::device::lookahead {
+
+/// Bytes of a tile of `valid` items that one bulk copy moves; the rest (under 16 bytes) move item by
+/// item.
+template <class T>
+__device__ __forceinline__ unsigned bulk_bytes(int valid) {
+  return static_cast<unsigned>(valid) * sizeof(T) / thread::bulk_copy_alignment * thread::bulk_copy_alignment;
+}
+
+/// A stage's barriers and its tile's id (past the last tile: the load role has stopped).
+struct stage_sync {
+  std::uint64_t loaded;
+  std::uint64_t reduced;
+  std::uint64_t prefix_known;
+  std::uint64_t free;
+  std::int64_t tile;
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+/// Thread 0 sets up every stage's barriers; the caller synchronises the block after. Every reduce
+/// thread arrives once a tile is reduced, and every scan thread once its stage is free; the look-ahead
+/// arrives from one lane.
+template <int Stages, class Control>
+__device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned role_threads) {
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < Stages; ++s) {
+    thread::barrier_init(&ctl[s].sync.loaded, 1);
+    thread::barrier_init(&ctl[s].sync.reduced, role_threads);
+    thread::barrier_init(&ctl[s].sync.prefix_known, 1);
+    thread::barrier_init(&ctl[s].sync.free, role_threads);
+  }
+  thread::fence_barrier_init();
+}
+
+/// The load role, one thread: for each stage in turn, once it is free, the next tile id and its bulk
+/// copy; past the last tile, the id that stops every role.
+template <int Stages, int TileItems, class Control, class T>
+__device__ __forceinline__ void load_tiles(Control (&ctl)[Stages], T* stage_items, const T* d_in, std::int64_t n,
+                                           unsigned* d_tile_counter) {
+  const std::int64_t num_tiles = (n + TileItems - 1) / TileItems;
+  for (int it = 0;; ++it) {
+    const int s = it % Stages;
+    stage_sync& c = ctl[s].sync;
+    if (it >= Stages) thread::barrier_wait(&c.free, (it / Stages - 1) & 1);
+    const std::int64_t tile = atomicAdd(d_tile_counter, 1u);
+    c.tile = tile;
+    if (tile >= num_tiles) {
+      thread::barrier_arrive(&c.loaded);
+      return;
+    }
+    const int valid = tile::items_in_tile(tile, TileItems, n);
+    const unsigned bulk = bulk_bytes<T>(valid);
+    T* const stage = stage_items + s * TileItems;
+    const T* const in = d_in + tile * TileItems;
+    for (int i = static_cast<int>(bulk / sizeof(T)); i < valid; ++i) stage[i] = in[i];
+    thread::barrier_arrive_expect_bytes(&c.loaded, bulk);
+    if (bulk > 0) thread::bulk_load(stage, in, bulk, &c.loaded);
+  }
+}
+
+/// Called by every scan thread once the stage holds the tile's results (each thread's own writes to it
+/// done): thread `r` 0 copies the tile out, keeping one copy in flight, and every thread frees the
+/// stage before this one, whose copy has then read it. `unreleased` (start at -1) tracks that stage.
+template <int Stages, int RoleThreads, class Control, class T>
+__device__ __forceinline__ void store_and_release(Control (&ctl)[Stages], int s, int& unreleased, const T* stage,
+                                                  T* out, int valid, int r) {
+  thread::fence_shared_for_bulk_copies();
+  thread::named_barrier(2, RoleThreads);
+  if (r == 0) {
+    const unsigned bulk = bulk_bytes<T>(valid);
+    if (bulk > 0) thread::bulk_store(out, stage, bulk);
+    thread::bulk_commit();
+    for (int i = static_cast<int>(bulk / sizeof(T)); i < valid; ++i) out[i] = stage[i];
+    thread::bulk_wait_read<1>();
+  }
+  // Every scan thread arrives, each releasing its own reads of the stage and its control.
+  if (unreleased >= 0) thread::barrier_arrive(&ctl[unreleased].sync.free);
+  unreleased = s;
+}
+
+/// The tile id of stage `s` in round `it / Stages`, read by lane 0 alone once loaded and passed to the
+/// warp, so that lane 0's arrival releases every read of it (the look-ahead warp).
+template <int Stages, class Control>
+__device__ __forceinline__ std::int64_t warp_wait_tile(Control (&ctl)[Stages], int it) {
+  stage_sync& c = ctl[it % Stages].sync;
+  thread::barrier_wait(&c.loaded, (it / Stages) & 1);
+  return __shfl_sync(0xffffffffu, (threadIdx.x % 32) == 0 ? c.tile : 0, 0);
+}
+
+#endif
+
+}  // namespace lookback::device::lookahead

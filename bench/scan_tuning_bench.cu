@@ -150,13 +150,6 @@ const bool registered = [] {
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 132>>("4granules_4blocks_prefetch132");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 200>>("4granules_4blocks_prefetch200");
   register_deterministic_policy<double, policy::deterministic_scan<double>>("default");
-  // On the look-ahead pipeline: granules a tile, role warps, stages.
-  using policy::deterministic_scan_lookahead_config;
-  register_deterministic_policy<float, deterministic_scan_lookahead_config<4, 8, 5>>("pipelined_4g_8w_5s");
-  register_deterministic_policy<float, deterministic_scan_lookahead_config<4, 4, 5>>("pipelined_4g_4w_5s");
-  register_deterministic_policy<float, deterministic_scan_lookahead_config<2, 8, 8>>("pipelined_2g_8w_8s");
-  register_deterministic_policy<double, deterministic_scan_lookahead_config<2, 4, 5>>("pipelined_2g_4w_5s");
-  register_deterministic_policy<double, deterministic_scan_lookahead_config<1, 4, 10>>("pipelined_1g_4w_10s");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 132>>("2granules_prefetch132");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 264>>("2granules_prefetch264");
   return true;

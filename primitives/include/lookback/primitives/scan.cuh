@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 namespace lookback {
 namespace detail {
@@ -56,6 +57,13 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
       static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
+
+/// Whether the pipelined scan (detail/scan_lookahead.cuh) may take these arguments: arrays of T in, T
+/// out, of a width it was measured on.
+template <class InputIt, class OutputIt, class T>
+inline constexpr bool lookahead_candidate =
+    std::is_pointer_v<InputIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InputIt>>, T> &&
+    std::is_same_v<OutputIt, T*> && (sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>;
 
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,

@@ -51,21 +51,14 @@ struct warp_transpose_io {
   template <class InputIt>
   __device__ static void load(InputIt in, int valid, T (&items)[ItemsPerThread], const T& fill, storage& s,
                               bool vectors = false) {
-    const int warp_base = warp_index() * warp_items;
-    load_warp(in + warp_base, valid - warp_base, valid >= tile_items, items, fill, s.items[warp_index()], vectors);
-  }
-
-  /// One warp's part of load: the warp's `warp_valid` first items at `in` (all of them when `full`),
-  /// through `region`, its row of the storage (the pipelined scans also load from shared memory so).
-  template <class InputIt>
-  __device__ static void load_warp(InputIt in, int warp_valid, bool full, T (&items)[ItemsPerThread], const T& fill,
-                                   T* region, bool vectors) {
     const int lane = warp::lane_id();
-    if constexpr (vector_capable<InputIt>) vectors = vectors && full;
+    const int warp_base = warp_index() * warp_items;
+    T* region = s.items[warp_index()];
+    if constexpr (vector_capable<InputIt>) vectors = vectors && valid >= tile_items;
     else vectors = false;
     if (vectors) {
       if constexpr (vector_capable<InputIt>) {
-        const vec* d_vec = reinterpret_cast<const vec*>(in);
+        const vec* d_vec = reinterpret_cast<const vec*>(in + warp_base);
 #pragma unroll
         for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
           const vec v = d_vec[k * warp::warp_size + lane];
@@ -74,15 +67,15 @@ struct warp_transpose_io {
             region[bank_padded((k * warp::warp_size + lane) * vec::size + c)] = v.items[c];
         }
       }
-    } else if (full) {
+    } else if (valid >= tile_items) {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k)
-        region[bank_padded(k * warp::warp_size + lane)] = in[k * warp::warp_size + lane];
+        region[bank_padded(k * warp::warp_size + lane)] = in[warp_base + k * warp::warp_size + lane];
     } else {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) {
-        const int i = k * warp::warp_size + lane;
-        region[bank_padded(i)] = i < warp_valid ? T(in[i]) : fill;
+        const int i = warp_base + k * warp::warp_size + lane;
+        region[bank_padded(k * warp::warp_size + lane)] = i < valid ? T(in[i]) : fill;
       }
     }
     __syncwarp();
@@ -96,23 +89,17 @@ struct warp_transpose_io {
   template <class OutputIt>
   __device__ static void store(OutputIt out, int valid, const T (&items)[ItemsPerThread], storage& s,
                                bool vectors = false) {
-    const int warp_base = warp_index() * warp_items;
-    store_warp(out + warp_base, valid - warp_base, valid >= tile_items, items, s.items[warp_index()], vectors);
-  }
-
-  /// One warp's part of store, as load_warp is of load.
-  template <class OutputIt>
-  __device__ static void store_warp(OutputIt out, int warp_valid, bool full, const T (&items)[ItemsPerThread],
-                                    T* region, bool vectors) {
     const int lane = warp::lane_id();
+    const int warp_base = warp_index() * warp_items;
+    T* region = s.items[warp_index()];
 #pragma unroll
     for (int k = 0; k < ItemsPerThread; ++k) region[bank_padded(lane * ItemsPerThread + k)] = items[k];
     __syncwarp();
-    if constexpr (vector_capable<OutputIt>) vectors = vectors && full;
+    if constexpr (vector_capable<OutputIt>) vectors = vectors && valid >= tile_items;
     else vectors = false;
     if (vectors) {
       if constexpr (vector_capable<OutputIt>) {
-        vec* d_vec = reinterpret_cast<vec*>(out);
+        vec* d_vec = reinterpret_cast<vec*>(out + warp_base);
 #pragma unroll
         for (int k = 0; k < ItemsPerThread / vec::size; ++k) {
           vec v;
@@ -122,14 +109,15 @@ struct warp_transpose_io {
           d_vec[k * warp::warp_size + lane] = v;
         }
       }
-    } else if (full) {
+    } else if (valid >= tile_items) {
 #pragma unroll
-      for (int k = 0; k < ItemsPerThread; ++k) out[k * warp::warp_size + lane] = region[bank_padded(k * warp::warp_size + lane)];
+      for (int k = 0; k < ItemsPerThread; ++k)
+        out[warp_base + k * warp::warp_size + lane] = region[bank_padded(k * warp::warp_size + lane)];
     } else {
 #pragma unroll
       for (int k = 0; k < ItemsPerThread; ++k) {
-        const int i = k * warp::warp_size + lane;
-        if (i < warp_valid) out[i] = region[bank_padded(i)];
+        const int i = warp_base + k * warp::warp_size + lane;
+        if (i < valid) out[i] = region[bank_padded(k * warp::warp_size + lane)];
       }
     }
   }

@@ -1,6 +1,6 @@
 #pragma once
-// The pipeline the look-ahead scans share (device/scan_lookahead_kernel.cuh and
-// device/deterministic_scan_lookahead_kernel.cuh): one persistent block an SM whose stages of shared
+// The roles of the look-ahead pipeline (device/scan_lookahead_kernel.cuh), apart from what the scan
+// does with a tile, for kernels built the same way: one persistent block an SM whose stages of shared
 // memory each hold one tile. One thread takes tile ids and brings tiles in by bulk copies; reduce warps
 // publish what a tile contributes to later tiles; a look-ahead warp finds the tile's prefix; scan warps
 // write the results over the items and one of them copies the tile out. Each stage's four barriers mark

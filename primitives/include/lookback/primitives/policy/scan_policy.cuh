@@ -72,6 +72,9 @@
 //     Fewer, larger stages win: what a block has in flight is what keeps DRAM busy; six stages of about
 //     32 KiB are what an SM's shared memory holds. Against the look-back, the pipelined scan is level
 //     up to 2^22 and faster beyond, so it takes over from 2^18 items (lookahead_min_items).
+//     H100, the main table at f7223a3 (two runs), 2^20 / 2^24 / 2^28: uint32 0.0151 / 0.0636 / 0.739 ms
+//       (1.42x / 1.16x / 1.21x CUB, 98% of memcpy at 2^28), float32 1.27x / 1.17x / 1.21x (98%), uint64
+//       1.05x / 1.10x / 1.10x (99%).
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -175,29 +178,17 @@ struct deterministic_scan_config {
 ///   Prefetching into L2 the tile 66 / 132 / 200 ids ahead: float32 0.813 / 0.811 / 0.829 ms against
 ///     0.928 (the default scan 0.761 in the same run: +7%); float64 (2 granules) 132 / 264: 1.61 / 1.69
 ///     against 1.72.
-/// The deterministic scan on the look-ahead pipeline (device/deterministic_scan_lookahead_kernel.cuh):
-/// `Granules` granules a tile, `RoleWarps` reduce warps and as many scan warps (each takes one or more
-/// of a tile's granule warps), `Stages` tiles in shared memory at once. The bits are the same.
-template <int Granules, int RoleWarps, int Stages>
-struct deterministic_scan_lookahead_config {
-  static constexpr int granules_per_tile = Granules;
-  static constexpr int role_warps = RoleWarps;
-  static constexpr int stages = Stages;
-  static constexpr int window_granules = deterministic_granule::window_granules;
-  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
-  static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
-  static constexpr int tile_items = Granules * deterministic_granule::items;
-  static constexpr int threads = (2 * RoleWarps + 2) * 32;  // reduce, scan, load, look-ahead
-};
-
-/// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
-/// lookahead_min_items on the look-ahead pipeline: tiles of 32 KiB in five stages (with the warps'
-/// transposition rows, what a block's shared memory holds).
+///   The same association on the look-ahead pipeline of the default scan (a kernel of the scan's roles:
+///   tiles of whole granules by bulk copies, reduce warps publishing granule aggregates, one warp
+///   folding each window's aggregates in the promised order, scan warps transposing each run through
+///   shared memory), 2^28 at f7223a3 on the H100 in one run beside the look-back kernel above (default
+///   float32 0.816 ms, float64 1.61): float32 4 granules a tile, 8 / 4 warps a role, 5 stages 1.04 /
+///   1.17 ms, 2 granules 8 warps 8 stages 1.68; float64 2 granules 4 warps 5 stages 1.93, 1 granule 10
+///   stages 2.58. Slower by 27% and more, not kept (not profiled; a likely cause: each run of 16
+///   consecutive items went through a padded transposition in shared memory twice, reduce and scan,
+///   on top of the stage, where the default scan's odd runs read the stage without conflicts; the
+///   promise fixes the run at 16).
 template <class T>
-struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {
-  using lookahead = std::conditional_t<sizeof(T) <= 4, deterministic_scan_lookahead_config<4, 8, 5>,
-                                       deterministic_scan_lookahead_config<2, 4, 5>>;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
-};
+struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {};
 
 }  // namespace lookback::policy

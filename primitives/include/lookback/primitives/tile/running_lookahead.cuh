@@ -48,16 +48,4 @@ __device__ __forceinline__ void fold_aggregates(const StatusArray& tiles, std::i
   }
 }
 
-/// Called by all 32 lanes of one warp: waits until tiles [first, first + count) (count <= 32) have all
-/// published their aggregates; lane i returns tile first + i's.
-template <class T, class StatusArray>
-__device__ __forceinline__ T wait_published(const StatusArray& tiles, std::int64_t first, int count) {
-  const int lane = warp::lane_id();
-  T value{};
-  bool ready = lane >= count;
-  while (!__all_sync(warp::full_mask, ready))
-    if (!ready) ready = tiles.read(first + lane, value) == status::aggregate;
-  return value;
-}
-
 }  // namespace lookback::tile

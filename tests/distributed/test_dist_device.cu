@@ -14,6 +14,10 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -168,6 +172,63 @@ TEST_F(device_ranks, count_at_most_equals_the_cpu_backends) {
   backend_->count_at_most<false>(d_keys.data(), 10007, 0, 32, d_probes.data(), m, d_counts.data());
   got = to_host(d_counts);
   EXPECT_EQ(got, want);
+}
+
+/// The sort's merge on the device equals the CPU backend's, bit for bit, on runs of every length
+/// around the merge tile (either run empty, one item, a tile and one), with ties across the two runs
+/// (skewed and all-equal keys, values their positions so the order of ties shows), descending and on a
+/// bit range.
+template <class Key, class Value>
+void check_merge(device_backend& backend, cudaStream_t stream, std::int64_t na, std::int64_t nb, spread s,
+                 sort_options o, std::uint64_t seed) {
+  const int end = o.end_bit < 0 ? 8 * static_cast<int>(sizeof(Key)) : o.end_bit;
+  const std::vector<Key> raw = make_values<Key>(na + nb, seed, s);
+  std::vector<Value> raw_values(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) raw_values[i] = static_cast<Value>(i);
+  std::vector<Key> runs(raw.size()), want(raw.size());
+  std::vector<Value> run_values(raw.size()), want_values(raw.size());
+  host_backend host;
+  const auto both = [&](auto descending) {
+    constexpr bool d = decltype(descending)::value;
+    host.sort<d>(raw.data(), runs.data(), raw_values.data(), run_values.data(), na, o.begin_bit, end);
+    host.sort<d>(raw.data() + na, runs.data() + na, raw_values.data() + na, run_values.data() + na, nb, o.begin_bit, end);
+    host.merge<d>(runs.data(), run_values.data(), na, nb, want.data(), want_values.data(), o.begin_bit, end);
+    const auto d_runs = to_device(runs, stream);
+    const auto d_run_values = to_device(run_values, stream);
+    std::vector<Key> poison(raw.size());
+    std::vector<Value> poison_values(raw.size());
+    std::memset(poison.data(), 0xA5, poison.size() * sizeof(Key));
+    std::memset(poison_values.data(), 0xA5, poison_values.size() * sizeof(Value));
+    auto d_out = to_device(poison, stream);
+    auto d_out_values = to_device(poison_values, stream);
+    backend.merge<d>(d_runs.data(), d_run_values.data(), na, nb, d_out.data(), d_out_values.data(), o.begin_bit, end);
+    const std::string what = "na " + std::to_string(na) + " nb " + std::to_string(nb) + (d ? " descending" : "");
+    expect_same_bits(to_host(d_out), want.data(), na + nb, "merged keys " + what);
+    expect_same_bits(to_host(d_out_values), want_values.data(), na + nb, "merged values " + what);
+    // Keys alone take the other instantiation.
+    auto d_keys_only = to_device(poison, stream);
+    backend.merge<d>(d_runs.data(), static_cast<const no_values*>(nullptr), na, nb, d_keys_only.data(),
+                     static_cast<no_values*>(nullptr), o.begin_bit, end);
+    expect_same_bits(to_host(d_keys_only), want.data(), na + nb, "merged keys alone " + what);
+  };
+  if (o.descending) both(std::true_type{});
+  else both(std::false_type{});
+}
+
+TEST_F(device_ranks, merge_equals_the_cpu_backends) {
+  const std::uint64_t seed = test::run_seed();
+  constexpr std::int64_t tile4 = device::merge_policy<4, 4>::tile_items, tile8 = device::merge_policy<8, 8>::tile_items;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> lengths = {
+      {0, 0}, {0, 5}, {5, 0}, {1, 1}, {31, 33}, {tile4 - 1, tile4 + 1}, {tile4, tile4}, {tile8 + 1, 3 * tile8 - 1},
+      {100003, 65537}, {7, 200003}};
+  std::uint64_t salt = 0;
+  for (const auto& [na, nb] : lengths)
+    for (spread s : {spread::uniform, spread::skewed, spread::all_equal}) {
+      check_merge<std::uint32_t, std::uint32_t>(*backend_, stream_, na, nb, s, sort_options{}, seed + salt++);
+      check_merge<float, std::uint32_t>(*backend_, stream_, na, nb, s, sort_options{true, 0, -1}, seed + salt++);
+      check_merge<std::int64_t, std::uint64_t>(*backend_, stream_, na, nb, s, sort_options{false, 5, 40}, seed + salt++);
+      check_merge<std::uint8_t, std::uint64_t>(*backend_, stream_, na, nb, s, sort_options{true, 1, 7}, seed + salt++);
+    }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <lookback/algorithms/histogram.cuh>
 #include <lookback/algorithms/radix_sort.cuh>
 #include <lookback/algorithms/select.cuh>
+#include <lookback/distributed/device/merge_kernels.cuh>
 #include <lookback/distributed/device/rank_kernels.cuh>
 #include <lookback/distributed/sort_options.hpp>
 #include <lookback/primitives/device_buffer.cuh>
@@ -104,6 +105,25 @@ class device_backend {
                                                  end_bit, stream_);
       }
     });
+  }
+
+  /// The stable merge of the sorted runs keys_in[0, na) and keys_in[na, na + nb) (values with them,
+  /// unless Value is no_values) into keys_out: device/merge_kernels.cuh.
+  template <bool Descending, class Key, class Value>
+  void merge(const Key* keys_in, const Value* values_in, std::int64_t na, std::int64_t nb, Key* keys_out,
+             Value* values_out, int begin_bit, int end_bit) const {
+    if (na + nb == 0) return;
+    using policy = device::merge_policy<sizeof(Key), std::is_same_v<Value, no_values> ? 0 : sizeof(Value)>;
+    const int width = end_bit - begin_bit;
+    const device::field_of<Key, Descending> field{begin_bit, width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1};
+    const std::int64_t tiles = (na + nb + policy::tile_items - 1) / policy::tile_items;
+    buffer<std::int64_t> splits(static_cast<std::size_t>(tiles) + 1, stream_);
+    const int blocks = static_cast<int>(std::min<std::int64_t>((tiles + 256) / 256, 4096));
+    device::merge_partition_kernel<policy><<<blocks, 256, 0, stream_>>>(keys_in, na, nb, field, tiles, splits.data());
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+    device::merge_kernel<policy><<<static_cast<unsigned>(tiles), policy::block_threads, 0, stream_>>>(
+        keys_in, values_in, na, nb, field, splits.data(), keys_out, values_out);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
 
   template <bool Descending, class Key>

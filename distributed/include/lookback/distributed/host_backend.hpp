@@ -101,6 +101,20 @@ class host_backend {
     }
   }
 
+  /// The stable merge of the sorted runs keys_in[0, na) and keys_in[na, na + nb) (values with them,
+  /// unless Value is no_values) into keys_out; ties take the first run's key.
+  template <bool Descending, class Key, class Value>
+  void merge(const Key* keys_in, const Value* values_in, std::int64_t na, std::int64_t nb, Key* keys_out,
+             Value* values_out, int begin_bit, int end_bit) const {
+    const auto field = [&](const Key& k) { return cpu::sort_field<Key, Descending>(k, begin_bit, end_bit); };
+    std::int64_t a = 0, b = na;
+    for (std::int64_t i = 0; i < na + nb; ++i) {
+      const std::int64_t from = b == na + nb || (a < na && field(keys_in[a]) <= field(keys_in[b])) ? a++ : b++;
+      keys_out[i] = keys_in[from];
+      if constexpr (!std::is_same_v<Value, no_values>) values_out[i] = values_in[from];
+    }
+  }
+
   /// counts[q] = how many of the sorted keys have a sort field (cpu::sort_field) at most probes[q].
   template <bool Descending, class Key>
   void count_at_most(const Key* sorted, std::int64_t n, int begin_bit, int end_bit, const std::uint64_t* probes,

@@ -2,11 +2,12 @@
 // Distributed radix sort: the result globally sorted across ranks and balanced (rank r holds exactly
 // share_size(total, p, r) keys), stable, in the single-GPU sort's order bit for bit. Each rank sorts
 // its slice (the backend's stable sort), the exact splitters (splitters.hpp) cut every sorted slice
-// into one run per rank, one all-to-all moves the runs, and each rank sorts what it received; the
-// runs arrive in rank order, so that stable sort keeps ties in global order. Besides its input, a
-// rank holds at most two slices of keys and values, plus the local sort's scratch.
+// into one run per rank, one all-to-all moves the runs, and each rank merges the runs it received
+// (merge_runs.hpp); they arrive in rank order, so the stable merge keeps ties in global order. Besides
+// its input, a rank holds at most two slices of keys and values, plus the local sort's scratch.
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/exchange.hpp>
+#include <lookback/distributed/merge_runs.hpp>
 #include <lookback/distributed/slices.hpp>
 #include <lookback/distributed/sort_options.hpp>
 #include <lookback/distributed/splitters.hpp>
@@ -59,13 +60,14 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   values = backend.template allocate<Value>(0);
 
   const auto m = static_cast<std::int64_t>(received_keys.size());
-  key_buffer out_keys = backend.template allocate<Key>(m);
-  value_buffer out_values = backend.template allocate<Value>(pairs ? m : 0);
+  key_buffer spare_keys = backend.template allocate<Key>(m);
+  value_buffer spare_values = backend.template allocate<Value>(pairs ? m : 0);
   guarded(comm, [&] {
-    backend.template sort<Descending>(received_keys.data(), out_keys.data(), received_values.data(), out_values.data(),
-                                      m, begin_bit, end_bit);
+    merge_runs<Descending>(backend, received_keys, spare_keys, received_values, spare_values, plan.recv_counts(),
+                           begin_bit, end_bit);
   });
-  return sorted_slice<key_buffer, value_buffer>{std::move(out_keys), std::move(out_values), first, total, plan.moved()};
+  return sorted_slice<key_buffer, value_buffer>{std::move(received_keys), std::move(received_values), first, total,
+                                                plan.moved()};
 }
 
 template <class Key>

@@ -1,0 +1,18 @@
+#pragma once
+// Tuning of the distributed sort's merge of received runs (merge_kernels.cuh). A tile is one block's
+// share of the output; its two input ranges and, for pairs, their values sit in shared memory.
+#include <cstddef>
+
+namespace lookback::dist::device {
+
+/// 256 threads and 15 items a thread for 4-byte keys and values (odd, so that the threads' strided
+/// shared-memory writes fall in distinct banks); 7 for 8-byte ones, which keeps a block of 8-byte pairs
+/// under 48 KiB of shared memory and eight blocks on an SM.
+template <std::size_t KeyBytes, std::size_t ValueBytes>
+struct merge_policy {
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = (KeyBytes > 4 || ValueBytes > 4) ? 7 : 15;
+  static constexpr int tile_items = block_threads * items_per_thread;
+};
+
+}  // namespace lookback::dist::device

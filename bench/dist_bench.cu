@@ -28,6 +28,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lookback::bench {
@@ -232,6 +233,64 @@ void per_rank_bench(benchmark::State& state, int gpus, std::int64_t total, std::
   });
 }
 
+/// The sort's steps alone, to show where its time goes: each GPU sorting its slice (no exchange: the
+/// ceiling of the sort's scaling), and each GPU merging its slice's two sorted halves (the last step
+/// on two GPUs).
+void local_sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
+  per_rank_bench<std::uint32_t, std::uint32_t>(state, gpus, total, -1, [](gpu_rank& r, const std::uint32_t* in,
+                                                                        std::uint32_t* out, std::int64_t n) {
+    r.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr), n,
+                           0, 32);
+  });
+}
+void merge_bench(benchmark::State& state, int gpus, std::int64_t total) {
+  gpu_group& group = group_of(gpus);
+  std::vector<device_buffer<std::uint32_t>> runs(static_cast<std::size_t>(gpus)), out(static_cast<std::size_t>(gpus));
+  group.run([&](gpu_rank& rank) {
+    const slice s = slice_of(rank, total);
+    const auto keys = random_slice<std::uint32_t>(rank, s.count, s.first, 5);
+    runs[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
+    out[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
+    const std::int64_t half = s.count / 2;
+    for (const auto [from, count] : {std::pair{std::int64_t{0}, half}, std::pair{half, s.count - half}})
+      rank.backend->sort<false>(keys.data() + from, runs[slot(rank)].data() + from,
+                                static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr),
+                                count, 0, 32);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  time_group(state, group, total, [&](gpu_rank& rank) {
+    const std::int64_t n = slice_of(rank, total).count;
+    const std::uint32_t* both = runs[slot(rank)].data();
+    rank.backend->merge<false>(both, static_cast<const dist::no_values*>(nullptr), n / 2, both + n / 2,
+                               static_cast<const dist::no_values*>(nullptr), n - n / 2, out[slot(rank)].data(),
+                               static_cast<dist::no_values*>(nullptr), 0, 32);
+  });
+  state.SetBytesProcessed(static_cast<std::int64_t>(total * sizeof(std::uint32_t)) * state.iterations());
+  group.run([&](gpu_rank& rank) {
+    runs[slot(rank)] = device_buffer<std::uint32_t>();
+    out[slot(rank)] = device_buffer<std::uint32_t>();
+  });
+}
+
+/// The splitter search alone on sorted slices: its rounds of counts, all-reduces and host waits.
+void splitters_bench(benchmark::State& state, int gpus, std::int64_t total) {
+  gpu_group& group = group_of(gpus);
+  std::vector<device_buffer<std::uint32_t>> sorted(static_cast<std::size_t>(gpus));
+  group.run([&](gpu_rank& rank) {
+    const slice s = slice_of(rank, total);
+    const auto keys = random_slice<std::uint32_t>(rank, s.count, s.first, 6);
+    sorted[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
+    rank.backend->sort<false>(keys.data(), sorted[slot(rank)].data(), static_cast<const dist::no_values*>(nullptr),
+                              static_cast<dist::no_values*>(nullptr), s.count, 0, 32);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  time_group(state, group, total, [&](gpu_rank& rank) {
+    (void)dist::find_splits<false>(*rank.backend, *rank.comm, sorted[slot(rank)].data(), slice_of(rank, total).count,
+                                   total, 0, 32);
+  });
+  group.run([&](gpu_rank& rank) { sorted[slot(rank)] = device_buffer<std::uint32_t>(); });
+}
+
 using alltoall_fn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
 
 /// NCCL's own all-to-all where the loaded library has it (2.28 and later).
@@ -240,7 +299,9 @@ alltoall_fn nccl_alltoall() { return reinterpret_cast<alltoall_fn>(dlsym(RTLD_DE
 /// Every rank sends `total / gpus / gpus` 4-byte items to each rank, as the sort's exchange of
 /// uniform keys does: through lookback's alltoallv (one group of ncclSend/ncclRecv), or through
 /// ncclAlltoAll on the same buffers. Bytes counted: those that leave each GPU, over all GPUs.
-void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool nccl) {
+/// `shifted`: lookback's runs one item shorter and one item further on, so that, like the sort's
+/// runs, they start 4 bytes past a 16-byte boundary.
+void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool nccl, bool shifted = false) {
   const alltoall_fn all_to_all = nccl_alltoall();
   if (nccl && all_to_all == nullptr) {
     state.SkipWithError("this NCCL has no ncclAlltoAll");
@@ -255,7 +316,8 @@ void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool 
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
   });
   std::vector<std::int64_t> counts(static_cast<std::size_t>(gpus), per_peer), offsets(static_cast<std::size_t>(gpus));
-  for (int j = 0; j < gpus; ++j) offsets[static_cast<std::size_t>(j)] = j * per_peer;
+  for (int j = 0; j < gpus; ++j) offsets[static_cast<std::size_t>(j)] = j * per_peer + (shifted ? 1 : 0);
+  if (shifted) counts.assign(counts.size(), per_peer - 1);
   time_group(
       state, group, per_peer * gpus * gpus, [&](gpu_rank& rank) {
         const auto* from = send[slot(rank)].data();
@@ -318,6 +380,9 @@ void register_all(int available) {
         [g](benchmark::State& s) { sort_bench<std::uint32_t, std::uint32_t>(s, g, strong_total); });
     add(row("dist_sort_keys_weak", "uint32", g, weak_per_gpu * g),
         [g](benchmark::State& s) { sort_bench<std::uint32_t, dist::no_values>(s, g, weak_per_gpu * g); });
+    add(row("dist_sort_local", "uint32", g, strong_total),
+        [g](benchmark::State& s) { local_sort_bench(s, g, strong_total); });
+    add(row("dist_merge", "uint32", g, strong_total), [g](benchmark::State& s) { merge_bench(s, g, strong_total); });
     add(row("dist_histogram256", "uint32", g, strong_total), [g](benchmark::State& s) {
       per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, 256, [](gpu_rank& r, const std::uint32_t* in,
                                                                               std::uint32_t* out, std::int64_t n) {
@@ -335,6 +400,10 @@ void register_all(int available) {
           [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, false); });
       add(row("dist_alltoall_nccl", "uint32", g, strong_total),
           [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, true); });
+      add(row("dist_alltoall_shifted", "uint32", g, strong_total),
+          [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, false, true); });
+      add(row("dist_splitters", "uint32", g, strong_total),
+          [g](benchmark::State& s) { splitters_bench(s, g, strong_total); });
     }
   }
 }

@@ -192,7 +192,8 @@ void check_merge(device_backend& backend, cudaStream_t stream, std::int64_t na, 
     constexpr bool d = decltype(descending)::value;
     host.sort<d>(raw.data(), runs.data(), raw_values.data(), run_values.data(), na, o.begin_bit, end);
     host.sort<d>(raw.data() + na, runs.data() + na, raw_values.data() + na, run_values.data() + na, nb, o.begin_bit, end);
-    host.merge<d>(runs.data(), run_values.data(), na, nb, want.data(), want_values.data(), o.begin_bit, end);
+    host.merge<d>(runs.data(), run_values.data(), na, runs.data() + na, run_values.data() + na, nb, want.data(),
+                  want_values.data(), o.begin_bit, end);
     const auto d_runs = to_device(runs, stream);
     const auto d_run_values = to_device(run_values, stream);
     std::vector<Key> poison(raw.size());
@@ -201,14 +202,16 @@ void check_merge(device_backend& backend, cudaStream_t stream, std::int64_t na, 
     std::memset(poison_values.data(), 0xA5, poison_values.size() * sizeof(Value));
     auto d_out = to_device(poison, stream);
     auto d_out_values = to_device(poison_values, stream);
-    backend.merge<d>(d_runs.data(), d_run_values.data(), na, nb, d_out.data(), d_out_values.data(), o.begin_bit, end);
+    backend.merge<d>(d_runs.data(), d_run_values.data(), na, d_runs.data() + na, d_run_values.data() + na, nb, d_out.data(),
+                     d_out_values.data(), o.begin_bit, end);
     const std::string what = "na " + std::to_string(na) + " nb " + std::to_string(nb) + (d ? " descending" : "");
     expect_same_bits(to_host(d_out), want.data(), na + nb, "merged keys " + what);
     expect_same_bits(to_host(d_out_values), want_values.data(), na + nb, "merged values " + what);
     // Keys alone take the other instantiation.
     auto d_keys_only = to_device(poison, stream);
-    backend.merge<d>(d_runs.data(), static_cast<const no_values*>(nullptr), na, nb, d_keys_only.data(),
-                     static_cast<no_values*>(nullptr), o.begin_bit, end);
+    backend.merge<d>(d_runs.data(), static_cast<const no_values*>(nullptr), na, d_runs.data() + na,
+                     static_cast<const no_values*>(nullptr), nb, d_keys_only.data(), static_cast<no_values*>(nullptr),
+                     o.begin_bit, end);
     expect_same_bits(to_host(d_keys_only), want.data(), na + nb, "merged keys alone " + what);
   };
   if (o.descending) both(std::true_type{});

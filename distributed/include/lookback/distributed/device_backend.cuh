@@ -107,11 +107,11 @@ class device_backend {
     });
   }
 
-  /// The stable merge of the sorted runs keys_in[0, na) and keys_in[na, na + nb) (values with them,
-  /// unless Value is no_values) into keys_out: device/merge_kernels.cuh.
+  /// The stable merge of the sorted runs a[0, na) and b[0, nb) (values with them, unless Value is
+  /// no_values) into keys_out; ties take a's key first: device/merge_kernels.cuh.
   template <bool Descending, class Key, class Value>
-  void merge(const Key* keys_in, const Value* values_in, std::int64_t na, std::int64_t nb, Key* keys_out,
-             Value* values_out, int begin_bit, int end_bit) const {
+  void merge(const Key* a, const Value* a_values, std::int64_t na, const Key* b, const Value* b_values, std::int64_t nb,
+             Key* keys_out, Value* values_out, int begin_bit, int end_bit) const {
     if (na + nb == 0) return;
     using policy = device::merge_policy<sizeof(Key), std::is_same_v<Value, no_values> ? 0 : sizeof(Value)>;
     const int width = end_bit - begin_bit;
@@ -119,10 +119,10 @@ class device_backend {
     const std::int64_t tiles = (na + nb + policy::tile_items - 1) / policy::tile_items;
     buffer<std::int64_t> splits(static_cast<std::size_t>(tiles) + 1, stream_);
     const int blocks = static_cast<int>(std::min<std::int64_t>((tiles + 256) / 256, 4096));
-    device::merge_partition_kernel<policy><<<blocks, 256, 0, stream_>>>(keys_in, na, nb, field, tiles, splits.data());
+    device::merge_partition_kernel<policy><<<blocks, 256, 0, stream_>>>(a, na, b, nb, field, tiles, splits.data());
     LOOKBACK_CUDA_TRY(cudaGetLastError());
     device::merge_kernel<policy><<<static_cast<unsigned>(tiles), policy::block_threads, 0, stream_>>>(
-        keys_in, values_in, na, nb, field, splits.data(), keys_out, values_out);
+        a, a_values, na, b, b_values, nb, field, splits.data(), keys_out, values_out);
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
 

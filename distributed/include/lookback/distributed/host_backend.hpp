@@ -101,17 +101,18 @@ class host_backend {
     }
   }
 
-  /// The stable merge of the sorted runs keys_in[0, na) and keys_in[na, na + nb) (values with them,
-  /// unless Value is no_values) into keys_out; ties take the first run's key.
+  /// The stable merge of the sorted runs a[0, na) and b[0, nb) (values with them, unless Value is
+  /// no_values) into keys_out; ties take a's key first.
   template <bool Descending, class Key, class Value>
-  void merge(const Key* keys_in, const Value* values_in, std::int64_t na, std::int64_t nb, Key* keys_out,
-             Value* values_out, int begin_bit, int end_bit) const {
+  void merge(const Key* a, const Value* a_values, std::int64_t na, const Key* b, const Value* b_values, std::int64_t nb,
+             Key* keys_out, Value* values_out, int begin_bit, int end_bit) const {
     const auto field = [&](const Key& k) { return cpu::sort_field<Key, Descending>(k, begin_bit, end_bit); };
-    std::int64_t a = 0, b = na;
-    for (std::int64_t i = 0; i < na + nb; ++i) {
-      const std::int64_t from = b == na + nb || (a < na && field(keys_in[a]) <= field(keys_in[b])) ? a++ : b++;
-      keys_out[i] = keys_in[from];
-      if constexpr (!std::is_same_v<Value, no_values>) values_out[i] = values_in[from];
+    std::int64_t i = 0, j = 0;
+    for (std::int64_t at = 0; at < na + nb; ++at) {
+      const bool take_a = j == nb || (i < na && field(a[i]) <= field(b[j]));
+      keys_out[at] = take_a ? a[i] : b[j];
+      if constexpr (!std::is_same_v<Value, no_values>) values_out[at] = take_a ? a_values[i] : b_values[j];
+      (take_a ? i : j) += 1;
     }
   }
 

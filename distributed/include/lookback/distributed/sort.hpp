@@ -2,12 +2,12 @@
 // Distributed radix sort: the result globally sorted across ranks and balanced (rank r holds exactly
 // share_size(total, p, r) keys), stable, in the single-GPU sort's order bit for bit. Each rank sorts
 // its slice (the backend's stable sort), the exact splitters (splitters.hpp) cut every sorted slice
-// into one run per rank, one all-to-all moves the runs, and each rank merges the runs it received
-// (merge_runs.hpp); they arrive in rank order, so the stable merge keeps ties in global order. Besides
+// into one run per rank, one all-to-all moves the runs (run_exchange.hpp: 16-byte-aligned), and each
+// rank merges the runs it received (merge_runs.hpp); they arrive in rank order, so the stable merge keeps ties in global order. Besides
 // its input, a rank holds at most two slices of keys and values, plus the local sort's scratch.
 #include <lookback/distributed/communicator.hpp>
-#include <lookback/distributed/exchange.hpp>
 #include <lookback/distributed/merge_runs.hpp>
+#include <lookback/distributed/run_exchange.hpp>
 #include <lookback/distributed/slices.hpp>
 #include <lookback/distributed/sort_options.hpp>
 #include <lookback/distributed/splitters.hpp>
@@ -51,23 +51,20 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
 
   const std::vector<std::int64_t> splits =
       find_splits<Descending>(backend, comm, keys.data(), n, total, begin_bit, end_bit);
-  std::vector<std::int64_t> send(static_cast<std::size_t>(p));
-  for (int j = 0; j < p; ++j) send[static_cast<std::size_t>(j)] = splits[j + 1] - splits[j];
-  const exchange_plan plan = plan_exchange(comm, send);
-  key_buffer received_keys = exchange(backend, comm, plan, keys.data());
-  value_buffer received_values = pairs ? exchange(backend, comm, plan, values.data()) : backend.template allocate<Value>(0);
+  const run_exchange_plan plan = plan_run_exchange(comm, splits, n);
+  key_buffer received_keys = exchange_runs(backend, comm, plan, keys.data());
+  value_buffer received_values =
+      pairs ? exchange_runs(backend, comm, plan, values.data()) : backend.template allocate<Value>(0);
   keys = backend.template allocate<Key>(0);  // stream-ordered: freed once the exchange has read it
   values = backend.template allocate<Value>(0);
 
-  const auto m = static_cast<std::int64_t>(received_keys.size());
-  key_buffer spare_keys = backend.template allocate<Key>(m);
-  value_buffer spare_values = backend.template allocate<Value>(pairs ? m : 0);
+  std::pair<key_buffer, value_buffer> merged;
   guarded(comm, [&] {
-    merge_runs<Descending>(backend, received_keys, spare_keys, received_values, spare_values, plan.recv_counts(),
-                           begin_bit, end_bit);
+    merged = merge_runs<Descending>(backend, std::move(received_keys), std::move(received_values), plan.received,
+                                    begin_bit, end_bit);
   });
-  return sorted_slice<key_buffer, value_buffer>{std::move(received_keys), std::move(received_values), first, total,
-                                                plan.moved()};
+  return sorted_slice<key_buffer, value_buffer>{std::move(merged.first), std::move(merged.second), first, total,
+                                                plan.runs.moved()};
 }
 
 template <class Key>

@@ -1,6 +1,5 @@
 #pragma once
-// The distributed sort's stable merge of two sorted runs A = in[0, na) and B = in[na, na + nb) into
-// out, by the sort field (the ordered pattern's bits [begin_bit, end_bit), as the radix sort orders).
+// The distributed sort's stable merge of two sorted runs A = a[0, na) and B = b[0, nb) into out, by the sort field (the ordered pattern's bits [begin_bit, end_bit), as the radix sort orders).
 // Ties take A first, so merging runs in source-rank order keeps equal keys in global order. Merge path
 // (Green, McColl and Bader 2012): one kernel finds where every output tile's diagonal crosses the two
 // runs; the merge kernel loads a tile's two ranges into shared memory, each thread finds its own
@@ -38,19 +37,19 @@ __device__ __forceinline__ Index merge_path(const Key* a, Index na, const Key* b
 
 /// splits[t] = the merge path at output position min(t * tile, na + nb), for t in [0, tiles].
 template <class Policy, class Key, class Field>
-__global__ void merge_partition_kernel(const Key* in, std::int64_t na, std::int64_t nb, Field field,
+__global__ void merge_partition_kernel(const Key* a, std::int64_t na, const Key* b, std::int64_t nb, Field field,
                                        std::int64_t tiles, std::int64_t* splits) {
   for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t <= tiles;
        t += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t d = t * Policy::tile_items < na + nb ? t * Policy::tile_items : na + nb;
-    splits[t] = merge_path(in, na, in + na, nb, d, field);
+    splits[t] = merge_path(a, na, b, nb, d, field);
   }
 }
 
 template <class Policy, class Key, class Value, class Field>
 __global__ void __launch_bounds__(Policy::block_threads)
-    merge_kernel(const Key* in, const Value* values_in, std::int64_t na, std::int64_t nb, Field field,
-                 const std::int64_t* splits, Key* out, Value* values_out) {
+    merge_kernel(const Key* a, const Value* a_values, std::int64_t na, const Key* b, const Value* b_values,
+                 std::int64_t nb, Field field, const std::int64_t* splits, Key* out, Value* values_out) {
   constexpr bool pairs = !std::is_same_v<Value, no_values>;
   constexpr int threads = Policy::block_threads, items = Policy::items_per_thread;
   __shared__ Key s_keys[Policy::tile_items];
@@ -60,12 +59,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const std::int64_t d1 = d0 + Policy::tile_items < na + nb ? d0 + Policy::tile_items : na + nb;
   const std::int64_t a0 = splits[blockIdx.x], a1 = splits[blockIdx.x + 1];
   const int la = static_cast<int>(a1 - a0), count = static_cast<int>(d1 - d0);
-  // Item i of the tile's ranges, A's first: in[a0 + i] for i < la, then B's from in[na + d0 - a0].
-  const std::int64_t b_at = na + (d0 - a0) - la;
+  // The tile's ranges, A's first: a[a0, a1), then B's from b[d0 - a0].
+  const std::int64_t b_at = (d0 - a0) - la;
   for (int i = threadIdx.x; i < count; i += threads) {
-    const std::int64_t at = i < la ? a0 + i : b_at + i;
-    s_keys[i] = in[at];
-    if constexpr (pairs) s_values[i] = values_in[at];
+    s_keys[i] = i < la ? a[a0 + i] : b[b_at + i];
+    if constexpr (pairs) s_values[i] = i < la ? a_values[a0 + i] : b_values[b_at + i];
   }
   __syncthreads();
 

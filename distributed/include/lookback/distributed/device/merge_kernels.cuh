@@ -59,11 +59,27 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const std::int64_t d1 = d0 + Policy::tile_items < na + nb ? d0 + Policy::tile_items : na + nb;
   const std::int64_t a0 = splits[blockIdx.x], a1 = splits[blockIdx.x + 1];
   const int la = static_cast<int>(a1 - a0), count = static_cast<int>(d1 - d0);
-  // The tile's ranges, A's first: a[a0, a1), then B's from b[d0 - a0].
+  // The tile's ranges, A's first: a[a0, a1), then B's from b[d0 - a0]. Every load of a thread is
+  // issued before the first store to shared memory, so each thread keeps `items` loads in flight:
+  // a loop that stored each item as it came had one, and merged 2^29 keys in 2.2 ms on an H100.
   const std::int64_t b_at = (d0 - a0) - la;
-  for (int i = threadIdx.x; i < count; i += threads) {
-    s_keys[i] = i < la ? a[a0 + i] : b[b_at + i];
-    if constexpr (pairs) s_values[i] = i < la ? a_values[a0 + i] : b_values[b_at + i];
+  Key k[items];
+  [[maybe_unused]] std::conditional_t<pairs, Value, char> v[items];
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const int i = threadIdx.x + j * threads;
+    if (i < count) {
+      k[j] = i < la ? a[a0 + i] : b[b_at + i];
+      if constexpr (pairs) v[j] = i < la ? a_values[a0 + i] : b_values[b_at + i];
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const int i = threadIdx.x + j * threads;
+    if (i < count) {
+      s_keys[i] = k[j];
+      if constexpr (pairs) s_values[i] = v[j];
+    }
   }
   __syncthreads();
 
@@ -71,8 +87,6 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const int diag = threadIdx.x * items < count ? threadIdx.x * items : count;
   int ai = merge_path(s_keys, la, s_keys + la, lb, diag, field);
   int bi = la + diag - ai;
-  Key k[items];
-  [[maybe_unused]] std::conditional_t<pairs, Value, char> v[items];
 #pragma unroll
   for (int j = 0; j < items; ++j) {
     if (diag + j < count) {
@@ -91,9 +105,13 @@ __global__ void __launch_bounds__(Policy::block_threads)
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < count; i += threads) {
-    out[d0 + i] = s_keys[i];
-    if constexpr (pairs) values_out[d0 + i] = s_values[i];
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const int i = threadIdx.x + j * threads;
+    if (i < count) {
+      out[d0 + i] = s_keys[i];
+      if constexpr (pairs) values_out[d0 + i] = s_values[i];
+    }
   }
 }
 

@@ -233,15 +233,17 @@ void per_rank_bench(benchmark::State& state, int gpus, std::int64_t total, std::
   });
 }
 
+/// A rank's local sort of n uint32 keys, keys alone, as the distributed sort's first step runs it.
+void sort_locally(gpu_rank& rank, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  rank.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr), n,
+                            0, 32);
+}
+
 /// The sort's steps alone, to show where its time goes: each GPU sorting its slice (no exchange: the
 /// ceiling of the sort's scaling), and each GPU merging its slice's two sorted halves (the last step
 /// on two GPUs).
 void local_sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
-  per_rank_bench<std::uint32_t, std::uint32_t>(state, gpus, total, -1, [](gpu_rank& r, const std::uint32_t* in,
-                                                                        std::uint32_t* out, std::int64_t n) {
-    r.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr), n,
-                           0, 32);
-  });
+  per_rank_bench<std::uint32_t, std::uint32_t>(state, gpus, total, -1, sort_locally);
 }
 void merge_bench(benchmark::State& state, int gpus, std::int64_t total) {
   gpu_group& group = group_of(gpus);
@@ -253,9 +255,7 @@ void merge_bench(benchmark::State& state, int gpus, std::int64_t total) {
     out[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
     const std::int64_t half = s.count / 2;
     for (const auto [from, count] : {std::pair{std::int64_t{0}, half}, std::pair{half, s.count - half}})
-      rank.backend->sort<false>(keys.data() + from, runs[slot(rank)].data() + from,
-                                static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr),
-                                count, 0, 32);
+      sort_locally(rank, keys.data() + from, runs[slot(rank)].data() + from, count);
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
   });
   time_group(state, group, total, [&](gpu_rank& rank) {
@@ -280,8 +280,7 @@ void splitters_bench(benchmark::State& state, int gpus, std::int64_t total) {
     const slice s = slice_of(rank, total);
     const auto keys = random_slice<std::uint32_t>(rank, s.count, s.first, 6);
     sorted[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
-    rank.backend->sort<false>(keys.data(), sorted[slot(rank)].data(), static_cast<const dist::no_values*>(nullptr),
-                              static_cast<dist::no_values*>(nullptr), s.count, 0, 32);
+    sort_locally(rank, keys.data(), sorted[slot(rank)].data(), s.count);
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
   });
   time_group(state, group, total, [&](gpu_rank& rank) {

@@ -8,6 +8,7 @@
 #include <lookback/distributed/device/merge_kernels.cuh>
 #include <lookback/distributed/device/rank_kernels.cuh>
 #include <lookback/distributed/sort_options.hpp>
+#include <lookback/distributed/splitters.hpp>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/reduce.cuh>
 #include <lookback/primitives/scan.cuh>
@@ -114,8 +115,7 @@ class device_backend {
              Key* keys_out, Value* values_out, int begin_bit, int end_bit) const {
     if (na + nb == 0) return;
     using policy = device::merge_policy<sizeof(Key), std::is_same_v<Value, no_values> ? 0 : sizeof(Value)>;
-    const int width = end_bit - begin_bit;
-    const device::field_of<Key, Descending> field{begin_bit, width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1};
+    const device::field_of<Key, Descending> field{begin_bit, detail::low_ones(end_bit - begin_bit)};
     const std::int64_t tiles = (na + nb + policy::tile_items - 1) / policy::tile_items;
     buffer<std::int64_t> splits(static_cast<std::size_t>(tiles) + 1, stream_);
     const int blocks = static_cast<int>(std::min<std::int64_t>((tiles + 256) / 256, 4096));
@@ -130,8 +130,7 @@ class device_backend {
   void count_at_most(const Key* sorted, std::int64_t n, int begin_bit, int end_bit, const std::uint64_t* probes,
                      std::int64_t m, std::int64_t* counts) const {
     if (m == 0) return;
-    const int width = end_bit - begin_bit;
-    const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    const std::uint64_t mask = detail::low_ones(end_bit - begin_bit);
     const int blocks = static_cast<int>(std::min<std::int64_t>((m + 255) / 256, 1024));
     device::count_at_most_kernel<Descending><<<blocks, 256, 0, stream_>>>(sorted, n, begin_bit, mask, probes, m, counts);
     LOOKBACK_CUDA_TRY(cudaGetLastError());

@@ -3,8 +3,9 @@
 // share_size(total, p, r) keys), stable, in the single-GPU sort's order bit for bit. Each rank sorts
 // its slice (the backend's stable sort), the exact splitters (splitters.hpp) cut every sorted slice
 // into one run per rank, one all-to-all moves the runs (run_exchange.hpp: 16-byte-aligned), and each
-// rank merges the runs it received (merge_runs.hpp); they arrive in rank order, so the stable merge keeps ties in global order. Besides
-// its input, a rank holds at most two slices of keys and values, plus the local sort's scratch.
+// rank merges the runs it received (merge_runs.hpp); they arrive in rank order, so the stable merge
+// keeps ties in global order. Besides its input, a rank holds at most two slices of keys and values,
+// plus the local sort's scratch.
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/merge_runs.hpp>
 #include <lookback/distributed/run_exchange.hpp>

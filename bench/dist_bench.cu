@@ -178,9 +178,10 @@ void time_group(benchmark::State& state, gpu_group& group, std::int64_t total, S
   state.counters["total_items"] = static_cast<double>(total);
 }
 
-/// The sort of `total` keys (with values of Value where not void) over `gpus` GPUs.
+/// The sort of `total` keys (with values of Value where not void) over `gpus` GPUs, exchanged in
+/// `parts` (0: as the sort chooses).
 template <class Key, class Value>
-void sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
+void sort_bench(benchmark::State& state, int gpus, std::int64_t total, int parts = 0) {
   gpu_group& group = group_of(gpus);
   std::vector<device_buffer<Key>> keys(static_cast<std::size_t>(gpus));
   std::vector<device_buffer<Value>> values(static_cast<std::size_t>(gpus));
@@ -195,12 +196,14 @@ void sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
   time_group(
       state, group, total, [&](gpu_rank& rank) {
         const slice s = slice_of(rank, total);
+        dist::sort_options options;
+        options.exchange_parts = parts;
         if constexpr (pairs) {
           auto out = dist::sort_pairs(*rank.backend, *rank.comm, keys[slot(rank)].data(), values[slot(rank)].data(),
-                                      s.count);
+                                      s.count, options);
           if (rank.comm->rank() == 0) moved = out.moved;
         } else {
-          auto out = dist::sort_keys(*rank.backend, *rank.comm, keys[slot(rank)].data(), s.count);
+          auto out = dist::sort_keys(*rank.backend, *rank.comm, keys[slot(rank)].data(), s.count, options);
           if (rank.comm->rank() == 0) moved = out.moved;
         }
       });
@@ -272,7 +275,8 @@ void merge_bench(benchmark::State& state, int gpus, std::int64_t total) {
   });
 }
 
-/// The splitter search alone on sorted slices: its rounds of counts, all-reduces and host waits.
+/// The cut search alone on sorted slices (the sort's parts): its rounds of counts, all-reduces and
+/// host waits.
 void splitters_bench(benchmark::State& state, int gpus, std::int64_t total) {
   gpu_group& group = group_of(gpus);
   std::vector<device_buffer<std::uint32_t>> sorted(static_cast<std::size_t>(gpus));
@@ -284,8 +288,10 @@ void splitters_bench(benchmark::State& state, int gpus, std::int64_t total) {
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
   });
   time_group(state, group, total, [&](gpu_rank& rank) {
-    (void)dist::find_splits<false>(*rank.backend, *rank.comm, sorted[slot(rank)].data(), slice_of(rank, total).count,
-                                   total, 0, 32);
+    const int p = rank.comm->size();
+    (void)dist::find_cuts<false>(*rank.backend, *rank.comm, sorted[slot(rank)].data(), slice_of(rank, total).count,
+                                 total, dist::detail::part_positions(total, p, dist::detail::exchange_parts(0, total, p)),
+                                 0, 32);
   });
   group.run([&](gpu_rank& rank) { sorted[slot(rank)] = device_buffer<std::uint32_t>(); });
 }
@@ -403,6 +409,9 @@ void register_all(int available) {
           [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, false, true); });
       add(row("dist_splitters", "uint32", g, strong_total),
           [g](benchmark::State& s) { splitters_bench(s, g, strong_total); });
+      for (int parts : {1, 2, 4, 8, 16})  // the sort's exchange in parts (detail::exchange_parts)
+        add(row(("dist_sort_keys_parts" + std::to_string(parts)).c_str(), "uint32", g, strong_total),
+            [g, parts](benchmark::State& s) { sort_bench<std::uint32_t, dist::no_values>(s, g, strong_total, parts); });
     }
   }
 }

@@ -46,39 +46,50 @@ TEST_F(host_ranks, a_failing_rank_stops_every_rank_naming_it) {
 TEST_F(host_ranks, sort_refuses_a_bit_range_outside_the_key_on_every_rank) {
   std::vector<std::uint32_t> keys(5, 1u);
   EXPECT_THROW(sort_keys(backend, comm, keys.data(), 5, sort_options{false, 4, 33}), std::invalid_argument);
+  EXPECT_THROW(sort_keys(backend, comm, keys.data(), 5, sort_options{false, 0, -1, -1}), std::invalid_argument);
 }
 
 /// The sort's runs move from 16-item boundaries and land on them (run_exchange.hpp: NCCL copies
-/// misaligned runs at under half speed), and each rank's own items are found inside what it received:
-/// runs cut at uneven places, an empty run, a run that ends the slice off a boundary.
-TEST_F(host_ranks, the_sorts_runs_move_aligned_and_arrive_whole) {
-  const int p = comm.size(), r = comm.rank();
-  const std::int64_t n = 1000 + 37 * r;  // every rank's run to rank j: [splits[j], splits[j + 1])
-  std::vector<std::int64_t> splits(static_cast<std::size_t>(p) + 1, 0);
-  for (int j = 1; j < p; ++j) splits[static_cast<std::size_t>(j)] = std::min<std::int64_t>(n, 17 * j * j + 3 * r);
-  if (p > 2) splits[2] = splits[1];  // rank 1 gets an empty run from everyone
-  splits[static_cast<std::size_t>(p)] = n;
+/// misaligned runs at under half speed), part by part, and each rank finds every run of a part: the
+/// others' inside what it received, its own in place. Runs cut at uneven places, empty runs, a run
+/// that ends the slice off a boundary.
+TEST_F(host_ranks, the_sorts_runs_move_aligned_by_parts_and_arrive_whole) {
+  const int p = comm.size(), r = comm.rank(), parts = 3;
+  const std::int64_t n = 1000 + 37 * r;  // every rank's run for part c of rank j: [cuts[j * parts + c], next)
+  const int m = p * parts;
+  std::vector<std::int64_t> cuts(static_cast<std::size_t>(m) + 1, 0);
+  for (int k = 1; k < m; ++k) cuts[static_cast<std::size_t>(k)] = std::min<std::int64_t>(n, 7 * k * k + 3 * r);
+  cuts[2] = cuts[1];  // part 1 of rank 0 is empty everywhere
+  cuts[static_cast<std::size_t>(m)] = n;
   std::vector<std::int64_t> items(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) items[static_cast<std::size_t>(i)] = r * 100000 + i;  // source and place
 
-  const run_exchange_plan plan = plan_run_exchange(comm, splits, n);
-  for (int j = 0; j < p; ++j) {
-    EXPECT_EQ(plan.send_offsets[static_cast<std::size_t>(j)] % 16, 0) << "to rank " << j;
-    EXPECT_EQ(plan.recv_offsets[static_cast<std::size_t>(j)] % 16, 0) << "from rank " << j;
-    EXPECT_LE(plan.send_offsets[static_cast<std::size_t>(j)] + plan.send_counts[static_cast<std::size_t>(j)], n);
-  }
-  const std::vector<std::int64_t> received = exchange_runs(backend, comm, plan, items.data());
-  ASSERT_EQ(static_cast<std::int64_t>(received.size()), plan.recv_size);
-  std::vector<std::int64_t> all_splits(splits.size() * p);
-  comm.allgather_host(splits.data(), all_splits.data(), splits.size() * sizeof(std::int64_t));
-  for (int i = 0; i < p; ++i) {
-    const std::int64_t begin = all_splits[static_cast<std::size_t>(i) * (p + 1) + r];
-    const std::int64_t end = all_splits[static_cast<std::size_t>(i) * (p + 1) + r + 1];
-    const run_span run = plan.received[static_cast<std::size_t>(i)];
-    ASSERT_EQ(run.length, end - begin) << "from rank " << i;
-    for (std::int64_t k = 0; k < run.length; ++k)
-      ASSERT_EQ(received[static_cast<std::size_t>(run.offset + k)], i * 100000 + begin + k) << "from rank " << i;
-    EXPECT_EQ(plan.runs.count(i, r), end - begin);
+  const std::vector<run_exchange_plan> plans = plan_run_exchange(comm, cuts, parts, n);
+  ASSERT_EQ(static_cast<int>(plans.size()), parts);
+  std::vector<std::int64_t> all_cuts(cuts.size() * p);
+  comm.allgather_host(cuts.data(), all_cuts.data(), cuts.size() * sizeof(std::int64_t));
+  for (int c = 0; c < parts; ++c) {
+    const run_exchange_plan& plan = plans[static_cast<std::size_t>(c)];
+    for (int j = 0; j < p; ++j) {
+      EXPECT_EQ(plan.send_offsets[static_cast<std::size_t>(j)] % 16, 0) << "part " << c << " to rank " << j;
+      EXPECT_EQ(plan.recv_offsets[static_cast<std::size_t>(j)] % 16, 0) << "part " << c << " from rank " << j;
+      EXPECT_LE(plan.send_offsets[static_cast<std::size_t>(j)] + plan.send_counts[static_cast<std::size_t>(j)], n);
+    }
+    EXPECT_EQ(plan.send_counts[static_cast<std::size_t>(r)], 0) << "a rank's own run stays in place";
+    std::vector<std::int64_t> received(static_cast<std::size_t>(plan.recv_size), -1);
+    exchange_runs(comm, plan, items.data(), received.data(), backend.exchange_stream());
+    for (int i = 0; i < p; ++i) {
+      const std::size_t at = static_cast<std::size_t>(i) * (m + 1) + static_cast<std::size_t>(r * parts + c);
+      const std::int64_t begin = all_cuts[at], end = all_cuts[at + 1];
+      const run_span run = plan.received[static_cast<std::size_t>(i)];
+      ASSERT_EQ(run.length, end - begin) << "part " << c << " from rank " << i;
+      ASSERT_EQ(run.local, i == r);
+      const std::vector<std::int64_t>& holder = run.local ? items : received;
+      for (std::int64_t k = 0; k < run.length; ++k)
+        ASSERT_EQ(holder[static_cast<std::size_t>(run.offset + k)], i * 100000 + begin + k)
+            << "part " << c << " from rank " << i;
+      EXPECT_EQ(plan.runs.count(i, r), end - begin);
+    }
   }
 }
 

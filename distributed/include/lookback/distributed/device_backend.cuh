@@ -1,7 +1,8 @@
 #pragma once
 // The local steps of the distributed algorithms on device arrays, with lookback's kernels, all on one
-// stream (the GPU backend, with NCCL between ranks). Nothing here waits for the host except
-// compaction, whose count sizes the exchange that follows.
+// stream (the GPU backend, with NCCL between ranks), and a second stream for the sort's exchange, so
+// that it overlaps the merge. Nothing here waits for the host except compaction, whose count sizes
+// the exchange that follows.
 #include <lookback/algorithms/histogram.cuh>
 #include <lookback/algorithms/radix_sort.cuh>
 #include <lookback/algorithms/select.cuh>
@@ -10,11 +11,14 @@
 #include <lookback/distributed/sort_options.hpp>
 #include <lookback/distributed/splitters.hpp>
 #include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/event.cuh>
 #include <lookback/primitives/reduce.cuh>
 #include <lookback/primitives/scan.cuh>
+#include <lookback/primitives/stream.cuh>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 namespace lookback::dist {
@@ -32,6 +36,16 @@ class device_backend {
     return buffer<T>(static_cast<std::size_t>(n), stream_);
   }
   [[nodiscard]] cudaStream_t stream() const { return stream_; }
+
+  /// The exchange's stream, made on first use on the current device (the rank's).
+  [[nodiscard]] cudaStream_t exchange_stream() const {
+    if (!exchange_) exchange_.emplace();
+    return exchange_->stream;
+  }
+  /// The exchange enqueued from now on starts after the work stream's work so far.
+  void exchange_waits_for_work() const { wait_for(exchange_stream(), stream_, exchange_->event); }
+  /// The work enqueued from now on starts after the exchange so far.
+  void work_waits_for_exchange() const { wait_for(stream_, exchange_stream(), exchange_->event); }
 
   /// Stream-ordered; the caller waits (communicator::sync_stream) before reading dst.
   template <class T>
@@ -137,8 +151,13 @@ class device_backend {
   }
 
  private:
+  struct exchange_lane {
+    cuda_stream stream;
+    cuda_event event;
+  };
   cudaStream_t stream_;
   mutable stream_allocator allocator_;
+  mutable std::optional<exchange_lane> exchange_;
 };
 
 }  // namespace lookback::dist

@@ -27,6 +27,10 @@ class host_backend {
     return buffer<T>(static_cast<std::size_t>(n));
   }
   [[nodiscard]] cudaStream_t stream() const { return nullptr; }
+  /// Every step is done when it returns: one lane, nothing to order.
+  [[nodiscard]] cudaStream_t exchange_stream() const { return nullptr; }
+  void exchange_waits_for_work() const {}
+  void work_waits_for_exchange() const {}
 
   template <class T>
   void copy_to_host(const T* src, T* dst, std::int64_t n) const {

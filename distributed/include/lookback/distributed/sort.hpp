@@ -1,11 +1,13 @@
 #pragma once
 // Distributed radix sort: the result globally sorted across ranks and balanced (rank r holds exactly
 // share_size(total, p, r) keys), stable, in the single-GPU sort's order bit for bit. Each rank sorts
-// its slice (the backend's stable sort), the exact splitters (splitters.hpp) cut every sorted slice
-// into one run per rank, one all-to-all moves the runs (run_exchange.hpp: 16-byte-aligned), and each
-// rank merges the runs it received (merge_runs.hpp); they arrive in rank order, so the stable merge
-// keeps ties in global order. Besides its input, a rank holds at most two slices of keys and values,
-// plus the local sort's scratch.
+// its slice (the backend's stable sort); exact cuts (splitters.hpp) split every sorted slice into runs,
+// one for each part of each rank's share; the parts move one exchange each (run_exchange.hpp: 16-byte
+// aligned, a rank's own runs kept in place) on the backend's exchange stream, and each rank merges a
+// part's runs into its share (merge_runs.hpp) while the next part is on the wire. Runs arrive in rank
+// order, so the stable merge keeps ties in global order. Besides its input, a rank holds its sorted
+// slice, the runs it receives and its share (with the local sort's scratch before, and a part's merge
+// scratch with more than two ranks).
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/merge_runs.hpp>
 #include <lookback/distributed/run_exchange.hpp>
@@ -13,6 +15,7 @@
 #include <lookback/distributed/sort_options.hpp>
 #include <lookback/distributed/splitters.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -32,16 +35,34 @@ struct sorted_slice {
 };
 
 namespace detail {
+/// Parts of a share: about 2^25 items each, at most 8 (measured on two H100s: bench/dist_bench.cu).
+inline int exchange_parts(int asked, std::int64_t total, int p) {
+  if (asked > 0) return asked;
+  const std::int64_t share = (total + p - 1) / p;
+  return static_cast<int>(std::clamp<std::int64_t>(share >> 25, 1, 8));
+}
+
+/// The global positions where each part of each rank's share begins, and the end: parts * p + 1.
+inline std::vector<std::int64_t> part_positions(std::int64_t total, int p, int parts) {
+  std::vector<std::int64_t> positions;
+  for (int j = 0; j < p; ++j)
+    for (int c = 0; c < parts; ++c)
+      positions.push_back(share_begin(total, p, j) + share_begin(share_size(total, p, j), parts, c));
+  positions.push_back(total);
+  return positions;
+}
+
 template <bool Descending, class Backend, class Key, class Value>
 auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* d_values, std::int64_t n, int begin_bit,
-          int end_bit) {
+          int end_bit, int asked_parts) {
   constexpr bool pairs = !std::is_same_v<Value, no_values>;
   using key_buffer = typename Backend::template buffer<Key>;
   using value_buffer = typename Backend::template buffer<Value>;
-  const int p = comm.size();
+  const int p = comm.size(), me = comm.rank();
   std::int64_t total = 0;
   for (std::int64_t count : allgather_host(comm, n)) total += count;
-  const std::int64_t first = share_begin(total, p, comm.rank());
+  const std::int64_t first = share_begin(total, p, me), share = share_size(total, p, me);
+  const int parts = exchange_parts(asked_parts, total, p);
 
   key_buffer keys = backend.template allocate<Key>(n);
   value_buffer values = backend.template allocate<Value>(pairs ? n : 0);
@@ -50,31 +71,53 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   });
   if (p == 1) return sorted_slice<key_buffer, value_buffer>{std::move(keys), std::move(values), first, total, 0};
 
-  const std::vector<std::int64_t> splits =
-      find_splits<Descending>(backend, comm, keys.data(), n, total, begin_bit, end_bit);
-  const run_exchange_plan plan = plan_run_exchange(comm, splits, n);
-  key_buffer received_keys = exchange_runs(backend, comm, plan, keys.data());
-  value_buffer received_values =
-      pairs ? exchange_runs(backend, comm, plan, values.data()) : backend.template allocate<Value>(0);
-  keys = backend.template allocate<Key>(0);  // stream-ordered: freed once the exchange has read it
-  values = backend.template allocate<Value>(0);
-
-  std::pair<key_buffer, value_buffer> merged;
-  guarded(comm, [&] {
-    merged = merge_runs<Descending>(backend, std::move(received_keys), std::move(received_values), plan.received,
-                                    begin_bit, end_bit);
-  });
-  return sorted_slice<key_buffer, value_buffer>{std::move(merged.first), std::move(merged.second), first, total,
-                                                plan.runs.moved()};
+  const std::vector<std::int64_t> cuts =
+      find_cuts<Descending>(backend, comm, keys.data(), n, total, part_positions(total, p, parts), begin_bit, end_bit);
+  const std::vector<run_exchange_plan> plans = plan_run_exchange(comm, cuts, parts, n);
+  key_buffer out_keys = backend.template allocate<Key>(share);
+  value_buffer out_values = backend.template allocate<Value>(pairs ? share : 0);
+  std::vector<key_buffer> received_keys;
+  std::vector<value_buffer> received_values;
+  std::int64_t moved = 0;
+  for (const run_exchange_plan& plan : plans) {
+    received_keys.push_back(backend.template allocate<Key>(plan.recv_size));
+    received_values.push_back(backend.template allocate<Value>(pairs ? plan.recv_size : 0));
+    moved += plan.runs.moved();
+  }
+  backend.exchange_waits_for_work();  // the sorted slice and the receive buffers are ready
+  std::int64_t at = 0;
+  for (std::size_t c = 0; c < plans.size(); ++c) {
+    const run_exchange_plan& plan = plans[c];
+    exchange_runs(comm, plan, keys.data(), received_keys[c].data(), backend.exchange_stream());
+    if constexpr (pairs) exchange_runs(comm, plan, values.data(), received_values[c].data(), backend.exchange_stream());
+    backend.work_waits_for_exchange();
+    std::vector<run_ref<Key, Value>> runs;
+    std::int64_t length = 0;
+    for (const run_span& run : plan.received) {
+      const Key* run_keys = run.local ? keys.data() : received_keys[c].data();
+      const Value* run_values = !pairs ? nullptr : run.local ? values.data() : received_values[c].data();
+      runs.push_back({run_keys + run.offset, pairs ? run_values + run.offset : nullptr, run.length});
+      length += run.length;
+    }
+    guarded(comm, [&] {
+      merge_runs<Descending>(backend, std::move(runs), out_keys.data() + at, pairs ? out_values.data() + at : nullptr,
+                             begin_bit, end_bit);
+    });
+    at += length;
+  }
+  return sorted_slice<key_buffer, value_buffer>{std::move(out_keys), std::move(out_values), first, total, moved};
 }
 
 template <class Key>
-int resolve_end_bit(const sort_options& options) {
+int checked_end_bit(const sort_options& options) {
   constexpr int width = 8 * static_cast<int>(sizeof(Key));
   const int end = options.end_bit < 0 ? width : options.end_bit;
   if (options.begin_bit < 0 || options.begin_bit >= end || end > width)
     throw std::invalid_argument("lookback::dist::sort: bits [" + std::to_string(options.begin_bit) + ", " +
                                 std::to_string(end) + ") are not a range of a " + std::to_string(width) + "-bit key");
+  if (options.exchange_parts < 0)
+    throw std::invalid_argument("lookback::dist::sort: exchange_parts " + std::to_string(options.exchange_parts) +
+                                " is negative");
   return end;
 }
 }  // namespace detail
@@ -83,10 +126,10 @@ int resolve_end_bit(const sort_options& options) {
 template <class Backend, class Key, class Value>
 auto sort_pairs(Backend& backend, communicator& comm, const Key* d_keys, const Value* d_values, std::int64_t num_items,
                 const sort_options& options = {}) {
-  const int end = detail::resolve_end_bit<Key>(options);
+  const int end = detail::checked_end_bit<Key>(options);
   return options.descending
-             ? detail::sort<true>(backend, comm, d_keys, d_values, num_items, options.begin_bit, end)
-             : detail::sort<false>(backend, comm, d_keys, d_values, num_items, options.begin_bit, end);
+             ? detail::sort<true>(backend, comm, d_keys, d_values, num_items, options.begin_bit, end, options.exchange_parts)
+             : detail::sort<false>(backend, comm, d_keys, d_values, num_items, options.begin_bit, end, options.exchange_parts);
 }
 
 template <class Backend, class Key>

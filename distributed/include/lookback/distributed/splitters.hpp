@@ -1,12 +1,11 @@
 #pragma once
-// The distributed sort's exact splitters. Rank j's share of the sorted output starts at global
-// position g_j = share_begin(total, p, j); the key there is found digit by digit, 8 bits a round, from
-// the global count of keys at most each candidate (every rank counts in its sorted slice by binary
-// search, one all-reduce sums). Keys equal to that key are then dealt in rank order, so the split is
-// exact for any distribution (all-equal keys included) and keeps the sort stable: ties go by global
-// position.
+// The distributed sort's exact cuts. For a global position g of the sorted output (where a rank's
+// share, or a part of it, begins), the key there is found digit by digit, 8 bits a round, from the
+// global count of keys at most each candidate (every rank counts in its sorted slice by binary search,
+// one all-reduce sums). Keys equal to that key are then dealt in rank order, so the cut is exact for
+// any distribution (all-equal keys included) and keeps the sort stable: ties go by global position.
+// All positions are found in the same rounds, so many cost about what one does.
 #include <lookback/distributed/communicator.hpp>
-#include <lookback/distributed/slices.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -18,28 +17,29 @@ namespace detail {
 inline std::uint64_t low_ones(int bits) { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
 }  // namespace detail
 
-/// Where each rank's share begins in this rank's sorted slice: splits[j] for j in [0, p], splits[0] =
-/// 0 and splits[p] = n; rank j gets items [splits[j], splits[j + 1]). `total` is the global count.
+/// Where each of the global positions (every rank passes the same, ascending, in [0, total]) falls
+/// in this rank's sorted slice of n: cuts[i] of this rank's items come before positions[i] in the
+/// global order. `total` is the global count.
 template <bool Descending, class Backend, class Key>
-std::vector<std::int64_t> find_splits(Backend& backend, communicator& comm, const Key* d_sorted, std::int64_t n,
-                                      std::int64_t total, int begin_bit, int end_bit) {
+std::vector<std::int64_t> find_cuts(Backend& backend, communicator& comm, const Key* d_sorted, std::int64_t n,
+                                    std::int64_t total, const std::vector<std::int64_t>& positions, int begin_bit,
+                                    int end_bit) {
   const int p = comm.size(), rank = comm.rank();
-  std::vector<std::int64_t> splits(static_cast<std::size_t>(p) + 1, 0);
-  splits[static_cast<std::size_t>(p)] = n;
+  std::vector<std::int64_t> cuts(positions.size(), 0);
   struct boundary {
-    int rank;
+    std::size_t index;
     std::int64_t position;
     std::uint64_t key = 0;  // the sort field of the key at `position`, known digit by digit
   };
-  // Boundaries at 0 or at the end split every slice at its start or its end; every rank sees the same
+  // Positions at 0 or at the end cut every slice at its start or its end; every rank sees the same
   // list, so all take part in the same collectives.
   std::vector<boundary> inner;
-  for (int j = 1; j < p; ++j) {
-    const std::int64_t g = share_begin(total, p, j);
-    if (g >= total) splits[static_cast<std::size_t>(j)] = n;
-    else if (g > 0) inner.push_back({j, g});
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const std::int64_t g = positions[i];
+    if (g >= total) cuts[i] = n;
+    else if (g > 0) inner.push_back({i, g});
   }
-  if (inner.empty()) return splits;
+  if (inner.empty()) return cuts;
 
   const auto m = static_cast<std::int64_t>(inner.size());
   auto d_probes = backend.template allocate<std::uint64_t>(m * 256);
@@ -102,10 +102,10 @@ std::vector<std::int64_t> find_splits(Backend& backend, communicator& comm, cons
     for (int i = 0; i < rank; ++i) equal_before += all[static_cast<std::size_t>(i * 2 * m + 2 * b + 1)];
     const std::int64_t needed = inner[static_cast<std::size_t>(b)].position - below;
     const std::int64_t equal = mine[static_cast<std::size_t>(2 * b + 1)];
-    splits[static_cast<std::size_t>(inner[static_cast<std::size_t>(b)].rank)] =
+    cuts[inner[static_cast<std::size_t>(b)].index] =
         mine[static_cast<std::size_t>(2 * b)] + std::clamp<std::int64_t>(needed - equal_before, 0, equal);
   }
-  return splits;
+  return cuts;
 }
 
 }  // namespace lookback::dist

@@ -37,9 +37,11 @@ class device_backend {
   }
   [[nodiscard]] cudaStream_t stream() const { return stream_; }
 
-  /// The exchange's stream, made on first use on the current device (the rank's).
+  /// The exchange's stream, made on first use on the current device (the rank's). Its priority is
+  /// the highest: NCCL's few blocks would otherwise wait behind every pending block of the merge
+  /// they are meant to run beside.
   [[nodiscard]] cudaStream_t exchange_stream() const {
-    if (!exchange_) exchange_.emplace();
+    if (!exchange_) exchange_.emplace(exchange_lane{cuda_stream(cuda_stream::highest_priority()), cuda_event()});
     return exchange_->stream;
   }
   /// The exchange enqueued from now on starts after the work stream's work so far.

@@ -12,6 +12,7 @@
 #include <lookback/pipelines/stream_error.hpp>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/event.cuh>
 #include <lookback/primitives/stream.cuh>
 
 #include <condition_variable>
@@ -67,18 +68,6 @@ inline std::size_t slot_host_bytes_per_item(const chunk_job& job) {
 }
 
 namespace detail {
-
-class cuda_event {
- public:
-  cuda_event() { LOOKBACK_CUDA_TRY(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-  cuda_event(const cuda_event&) = delete;
-  cuda_event& operator=(const cuda_event&) = delete;
-  ~cuda_event() { (void)cudaEventDestroy(event_); }
-  operator cudaEvent_t() const noexcept { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
 
 inline std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -174,7 +163,7 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
     std::vector<std::byte*> h_in;  // into `staging`, null for a source in host memory
     std::byte* h_out = nullptr;
     pinned_buffer staging;
-    detail::cuda_event staged, computed;
+    cuda_event staged, computed;
   };
   std::vector<slot> slots(static_cast<std::size_t>(depth));
   for (slot& s : slots) {

@@ -16,6 +16,7 @@ class cuda_event {
     if (event_ != nullptr) (void)cudaEventDestroy(event_);
   }
   [[nodiscard]] cudaEvent_t get() const noexcept { return event_; }
+  operator cudaEvent_t() const noexcept { return event_; }
 
  private:
   cudaEvent_t event_ = nullptr;

@@ -9,6 +9,7 @@
 #include <lookback/pipelines/sort/msd_sort.hpp>
 #include <lookback/pipelines/sort/piece_ring.hpp>
 #include <lookback/pipelines/stream_options.hpp>
+#include <lookback/primitives/event.cuh>
 
 #include <algorithm>
 #include <cstddef>
@@ -190,7 +191,7 @@ class gpu_sort_backend {
     const cuda_stream copy_in, compute, copy_out;
     struct slot {
       device_buffer<std::byte> keys_in, keys_out, values_in, values_out;
-      detail::cuda_event loaded, sorted;
+      cuda_event loaded, sorted;
     };
     std::vector<slot> slots(static_cast<std::size_t>(depth));
     for (slot& s : slots) {

@@ -7,6 +7,7 @@
 #include <lookback/pipelines/sink.hpp>
 #include <lookback/pipelines/source.hpp>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/event.cuh>
 
 #include <algorithm>
 #include <cstddef>

@@ -155,6 +155,20 @@ TEST_F(nccl_every_gpu, sort_is_the_sequential_stable_sort_and_exactly_balanced) 
   on_every_gpu([](auto& env) { run_sort_cases<rank_env<device_backend>, std::uint32_t, float, std::uint64_t>(env); });
 }
 
+/// Large enough that a part's merge runs beside the next part's exchange on two streams: a missing
+/// wait between them shows as wrong keys.
+TEST_F(nccl_every_gpu, a_sort_in_parts_overlapping_exchange_and_merge_is_the_sequential_sort) {
+  const std::int64_t n = (std::int64_t{1} << 22) + 12345;
+  if (!size_runs(n)) GTEST_SKIP() << "LOOKBACK_TEST_MAX_N caps the sizes below " << n;
+  const std::uint64_t seed = test::run_seed();
+  on_every_gpu([&](auto& env) {
+    check_sort<rank_env<device_backend>, std::uint32_t, std::uint32_t>(env, n, layout::uneven, spread::uniform,
+                                                                     sort_options{false, 0, -1, 3}, seed);
+    check_sort<rank_env<device_backend>, std::uint64_t, std::uint64_t>(env, n, layout::balanced, spread::skewed,
+                                                                     sort_options{true, 0, -1, 2}, seed + 1);
+  });
+}
+
 /// The splitter search's count on the device equals the CPU backend's, probe for probe.
 TEST_F(device_ranks, count_at_most_equals_the_cpu_backends) {
   std::vector<std::int32_t> keys = make_values<std::int32_t>(10007, test::run_seed(), spread::skewed);

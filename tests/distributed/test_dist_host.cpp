@@ -49,6 +49,24 @@ TEST_F(host_ranks, sort_refuses_a_bit_range_outside_the_key_on_every_rank) {
   EXPECT_THROW(sort_keys(backend, comm, keys.data(), 5, sort_options{false, 0, -1, -1}), std::invalid_argument);
 }
 
+TEST_F(host_ranks, sort_refuses_ranks_asking_for_different_parts_on_every_rank) {
+  if (comm.size() < 2) GTEST_SKIP() << "needs two ranks";
+  std::vector<std::uint32_t> keys(5, 1u);
+  EXPECT_THROW(sort_keys(backend, comm, keys.data(), 5, sort_options{false, 0, -1, comm.rank() + 1}),
+               std::invalid_argument);
+}
+
+TEST(sort_parts, two_from_2_to_the_25_items_a_share_else_one_or_as_asked) {
+  constexpr std::int64_t big = std::int64_t{1} << 25;
+  EXPECT_EQ(detail::exchange_parts(0, 2 * big, 2), 2);
+  EXPECT_EQ(detail::exchange_parts(0, 2 * big - 2, 2), 1);
+  EXPECT_EQ(detail::exchange_parts(0, 2 * big - 1, 2), 2);  // shares of 2^25 and 2^25 - 1
+  EXPECT_EQ(detail::exchange_parts(0, big - 1, 1), 1);
+  EXPECT_EQ(detail::exchange_parts(5, 10, 3), 5);
+  const std::vector<std::int64_t> at = detail::part_positions(10, 3, 2);  // shares 4, 3, 3
+  EXPECT_EQ(at, (std::vector<std::int64_t>{0, 2, 4, 6, 7, 9, 10}));
+}
+
 /// The sort's runs move from 16-item boundaries and land on them (run_exchange.hpp: NCCL copies
 /// misaligned runs at under half speed), part by part, and each rank finds every run of a part: the
 /// others' inside what it received, its own in place. Runs cut at uneven places, empty runs, a run
@@ -74,6 +92,8 @@ TEST_F(host_ranks, the_sorts_runs_move_aligned_by_parts_and_arrive_whole) {
       EXPECT_EQ(plan.send_offsets[static_cast<std::size_t>(j)] % 16, 0) << "part " << c << " to rank " << j;
       EXPECT_EQ(plan.recv_offsets[static_cast<std::size_t>(j)] % 16, 0) << "part " << c << " from rank " << j;
       EXPECT_LE(plan.send_offsets[static_cast<std::size_t>(j)] + plan.send_counts[static_cast<std::size_t>(j)], n);
+      EXPECT_LE(plan.recv_offsets[static_cast<std::size_t>(j)] + plan.recv_counts[static_cast<std::size_t>(j)],
+                plan.recv_size);
     }
     EXPECT_EQ(plan.send_counts[static_cast<std::size_t>(r)], 0) << "a rank's own run stays in place";
     std::vector<std::int64_t> received(static_cast<std::size_t>(plan.recv_size), -1);

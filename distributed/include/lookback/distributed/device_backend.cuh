@@ -45,9 +45,15 @@ class device_backend {
     return exchange_->stream;
   }
   /// The exchange enqueued from now on starts after the work stream's work so far.
-  void exchange_waits_for_work() const { wait_for(exchange_stream(), stream_, exchange_->event); }
+  void exchange_waits_for_work() const {
+    const cudaStream_t exchange = exchange_stream();  // makes the lane before its event is read
+    wait_for(exchange, stream_, exchange_->event);
+  }
   /// The work enqueued from now on starts after the exchange so far.
-  void work_waits_for_exchange() const { wait_for(stream_, exchange_stream(), exchange_->event); }
+  void work_waits_for_exchange() const {
+    const cudaStream_t exchange = exchange_stream();
+    wait_for(stream_, exchange, exchange_->event);
+  }
 
   /// Stream-ordered; the caller waits (communicator::sync_stream) before reading dst.
   template <class T>

@@ -72,7 +72,7 @@ inline std::vector<run_exchange_plan> plan_run_exchange(communicator& comm, cons
       if (i == me) {
         plan.received.push_back({run[2], run[0], true});
       } else {
-        plan.received.push_back({start + run[2], run[0], false});
+        plan.received.push_back({run[1] > 0 ? start + run[2] : 0, run[0], false});
         if (run[1] > 0) plan.recv_size = start + run[1];
       }
     }

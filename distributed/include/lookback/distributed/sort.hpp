@@ -6,8 +6,8 @@
 // aligned, a rank's own runs kept in place) on the backend's exchange stream, and each rank merges a
 // part's runs into its share (merge_runs.hpp) while the next part is on the wire. Runs arrive in rank
 // order, so the stable merge keeps ties in global order. Besides its input, a rank holds its sorted
-// slice, the runs it receives and its share (with the local sort's scratch before, and a part's merge
-// scratch with more than two ranks).
+// slice, the runs it receives and its share (with the local sort's scratch before, and one or two
+// part-sized merge scratch buffers with more than two ranks).
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/merge_runs.hpp>
 #include <lookback/distributed/run_exchange.hpp>
@@ -62,8 +62,19 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   using key_buffer = typename Backend::template buffer<Key>;
   using value_buffer = typename Backend::template buffer<Value>;
   const int p = comm.size(), me = comm.rank();
+  struct call {
+    std::int64_t items;
+    std::int64_t asked_parts;
+  };
   std::int64_t total = 0;
-  for (std::int64_t count : allgather_host(comm, n)) total += count;
+  const std::vector<call> calls = allgather_host(comm, call{n, asked_parts});
+  for (const call& c : calls) {
+    total += c.items;
+    if (c.asked_parts != asked_parts)  // every rank sees the same calls, so every rank throws
+      throw std::invalid_argument("lookback::dist::sort: the ranks ask for different exchange_parts (" +
+                                  std::to_string(calls[0].asked_parts) + " on rank 0, " +
+                                  std::to_string(c.asked_parts) + " on another)");
+  }
   const std::int64_t first = share_begin(total, p, me), share = share_size(total, p, me);
   const int parts = exchange_parts(asked_parts, total, p);
 
@@ -81,32 +92,47 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   value_buffer out_values = backend.template allocate<Value>(pairs ? share : 0);
   std::vector<key_buffer> received_keys;
   std::vector<value_buffer> received_values;
-  std::int64_t moved = 0;
-  for (const run_exchange_plan& plan : plans) {
-    received_keys.push_back(backend.template allocate<Key>(plan.recv_size));
-    received_values.push_back(backend.template allocate<Value>(pairs ? plan.recv_size : 0));
-    moved += plan.runs.moved();
-  }
-  backend.exchange_waits_for_work();  // the sorted slice and the receive buffers are ready
-  std::int64_t at = 0;
-  for (std::size_t c = 0; c < plans.size(); ++c) {
-    const run_exchange_plan& plan = plans[c];
-    exchange_runs(comm, plan, keys.data(), received_keys[c].data(), backend.exchange_stream());
-    if constexpr (pairs) exchange_runs(comm, plan, values.data(), received_values[c].data(), backend.exchange_stream());
-    backend.work_waits_for_exchange();
-    std::vector<run_ref<Key, Value>> runs;
-    std::int64_t length = 0;
-    for (const run_span& run : plan.received) {
-      const Key* run_keys = run.local ? keys.data() : received_keys[c].data();
-      const Value* run_values = !pairs ? nullptr : run.local ? values.data() : received_values[c].data();
-      runs.push_back({run_keys + run.offset, pairs ? run_values + run.offset : nullptr, run.length});
-      length += run.length;
+  std::int64_t moved = 0, arriving = 0;
+  guarded(comm, [&] {
+    for (const run_exchange_plan& plan : plans) {
+      received_keys.push_back(backend.template allocate<Key>(plan.recv_size));
+      received_values.push_back(backend.template allocate<Value>(pairs ? plan.recv_size : 0));
+      moved += plan.runs.moved();
+      for (const run_span& run : plan.received) arriving += run.length;
     }
-    guarded(comm, [&] {
-      merge_runs<Descending>(backend, std::move(runs), out_keys.data() + at, pairs ? out_values.data() + at : nullptr,
-                             begin_bit, end_bit);
-    });
-    at += length;
+    if (arriving != share)
+      throw std::logic_error("lookback::dist::sort: the runs bound here hold " + std::to_string(arriving) +
+                             " keys, the share " + std::to_string(share));
+  });
+  backend.exchange_waits_for_work();  // the sorted slice and the receive buffers are ready
+  try {
+    std::int64_t at = 0;
+    for (std::size_t c = 0; c < plans.size(); ++c) {
+      const run_exchange_plan& plan = plans[c];
+      exchange_runs(comm, plan, keys.data(), received_keys[c].data(), backend.exchange_stream());
+      if constexpr (pairs) exchange_runs(comm, plan, values.data(), received_values[c].data(), backend.exchange_stream());
+      backend.work_waits_for_exchange();
+      std::vector<run_ref<Key, Value>> runs;
+      std::int64_t length = 0;
+      for (const run_span& run : plan.received) {
+        const Key* run_keys = run.local ? keys.data() : received_keys[c].data();
+        const Value* run_values = !pairs ? nullptr : run.local ? values.data() : received_values[c].data();
+        runs.push_back({run_keys + run.offset, pairs ? run_values + run.offset : nullptr, run.length});
+        length += run.length;
+      }
+      guarded(comm, [&] {
+        merge_runs<Descending>(backend, std::move(runs), out_keys.data() + at, pairs ? out_values.data() + at : nullptr,
+                               begin_bit, end_bit);
+      });
+      at += length;
+    }
+  } catch (...) {
+    // The buffers go on the work stream: it must not free what an exchange still reads or writes.
+    try {
+      backend.work_waits_for_exchange();
+    } catch (...) {
+    }
+    throw;
   }
   return sorted_slice<key_buffer, value_buffer>{std::move(out_keys), std::move(out_values), first, total, moved};
 }

@@ -88,12 +88,14 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   const std::vector<std::int64_t> cuts =
       find_cuts<Descending>(backend, comm, keys.data(), n, total, part_positions(total, p, parts), begin_bit, end_bit);
   const std::vector<run_exchange_plan> plans = plan_run_exchange(comm, cuts, parts, n);
-  key_buffer out_keys = backend.template allocate<Key>(share);
-  value_buffer out_values = backend.template allocate<Value>(pairs ? share : 0);
+  key_buffer out_keys = backend.template allocate<Key>(0);
+  value_buffer out_values = backend.template allocate<Value>(0);
   std::vector<key_buffer> received_keys;
   std::vector<value_buffer> received_values;
   std::int64_t moved = 0, arriving = 0;
-  guarded(comm, [&] {
+  guarded(comm, [&] {  // an allocation that fails on one rank stops every rank here
+    out_keys = backend.template allocate<Key>(share);
+    out_values = backend.template allocate<Value>(pairs ? share : 0);
     for (const run_exchange_plan& plan : plans) {
       received_keys.push_back(backend.template allocate<Key>(plan.recv_size));
       received_values.push_back(backend.template allocate<Value>(pairs ? plan.recv_size : 0));

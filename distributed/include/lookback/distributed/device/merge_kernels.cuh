@@ -1,5 +1,6 @@
 #pragma once
-// The distributed sort's stable merge of two sorted runs A = a[0, na) and B = b[0, nb) into out, by the sort field (the ordered pattern's bits [begin_bit, end_bit), as the radix sort orders).
+// The distributed sort's stable merge of two sorted runs A = a[0, na) and B = b[0, nb) into out, by
+// the sort field (the ordered pattern's bits [begin_bit, end_bit), as the radix sort orders).
 // Ties take A first, so merging runs in source-rank order keeps equal keys in global order. Merge path
 // (Green, McColl and Bader 2012): one kernel finds where every output tile's diagonal crosses the two
 // runs; the merge kernel loads a tile's two ranges into shared memory, each thread finds its own

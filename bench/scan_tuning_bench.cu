@@ -56,8 +56,7 @@ void register_lookahead_policy(const char* label, std::initializer_list<int> log
 }
 
 template <class T, class Policy>
-void register_deterministic_policy(const char* label) {
-  const std::int64_t n = std::int64_t{1} << 28;
+void register_deterministic_size(const char* label, std::int64_t n) {
   const io::dtype type = io::dtype_of<T>();
   register_gpu_benchmark(bench_name("scan_tune_deterministic", label, type, n), [=](benchmark::State& state) {
     const T* d_in = static_cast<const T*>(random_input(type, n));
@@ -71,6 +70,11 @@ void register_deterministic_policy(const char* label) {
     void* d_temp = scratch(temp_bytes, 2);
     time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] { run(d_temp, temp_bytes); });
   });
+}
+
+template <class T, class Policy>
+void register_deterministic_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
+  for (const int log_n : log_sizes) register_deterministic_size<T, Policy>(label, std::int64_t{1} << log_n);
 }
 
 const bool registered = [] {
@@ -135,6 +139,11 @@ const bool registered = [] {
   register_lookahead_policy<u64, scan_lookahead_config<4, 27, 7, 2>>("la_4w_27_7s_2chunks", {20, 24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<4, 15, 12, 4>>("la_4w_15_12s", {24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<2, 63, 6, 4>>("la_2w_63_6s", {24, 28});
+  // 8-byte values at 2^20-2^22, where 4x31 tiles take two rounds of the grid: one round of larger tiles.
+  register_lookahead_policy<u64, scan_lookahead_config<4, 63, 3, 4>>("la_4w_63_3s", {20, 21, 22});
+  register_lookahead_policy<u64, scan_lookahead_config<8, 31, 3, 4>>("la_8w_31_3s", {20, 21, 22});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 47, 4, 4>>("la_4w_47_4s", {20, 21, 22});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 31, 6, 4>>("la_4w_31_6s", {21});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");
@@ -149,7 +158,20 @@ const bool registered = [] {
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 66>>("4granules_4blocks_prefetch66");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 132>>("4granules_4blocks_prefetch132");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 4, 200>>("4granules_4blocks_prefetch200");
+  register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3, 66>>("4granules_3blocks_prefetch66");
   register_deterministic_policy<double, policy::deterministic_scan<double>>("default");
+  // On the look-ahead pipeline: granules a tile, role warps, stages.
+  using policy::deterministic_scan_lookahead_config;
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<4, 4, 6>>("pipelined_4g_4w_6s", {24, 28});
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<4, 8, 6>>("pipelined_4g_8w_6s");
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<2, 4, 12>>("pipelined_2g_4w_12s", {24, 28});
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<2, 8, 12>>("pipelined_2g_8w_12s", {24, 28});
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<2, 2, 12>>("pipelined_2g_2w_12s", {24, 28});
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<2, 4, 10>>("pipelined_2g_4w_10s", {24, 28});
+  register_deterministic_policy<float, deterministic_scan_lookahead_config<1, 4, 24>>("pipelined_1g_4w_24s", {24, 28});
+  register_deterministic_policy<double, deterministic_scan_lookahead_config<2, 4, 6>>("pipelined_2g_4w_6s", {24, 28});
+  register_deterministic_policy<double, deterministic_scan_lookahead_config<1, 4, 12>>("pipelined_1g_4w_12s", {24, 28});
+  register_deterministic_policy<double, deterministic_scan_lookahead_config<1, 2, 12>>("pipelined_1g_2w_12s", {24, 28});
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 132>>("2granules_prefetch132");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 264>>("2granules_prefetch264");
   return true;

@@ -1,7 +1,8 @@
 // The deterministic scans and reduction: bit for bit the CPU's association (cpu/deterministic_scan.hpp)
-// for every type, operator and size around the granule, the tiles and the windows; the same bits on
-// 50 runs, on every tile policy, and in window-aligned chunks; a non-commutative float operator; and the bits
-// of a fixed input printed as a hash, so that runs on different GPUs can be compared.
+// for every type, operator and size around the granule, the tiles and the windows, on the look-back
+// kernel and on the look-ahead pipeline; the same bits on 50 runs, on every tile policy, and in
+// window-aligned chunks; a non-commutative float operator; and the bits of a fixed input printed as a
+// hash, so that runs on different GPUs can be compared.
 #include "support/gpu_test.hpp"
 #include "support/test_sizes.hpp"
 
@@ -11,6 +12,7 @@
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/stream.cuh>
 
+#include <cstddef>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -198,6 +200,90 @@ TEST_F(deterministic_scan, a_non_commutative_float_operator_folds_in_the_promise
   }
 }
 
+bool hopper_or_later() {
+  int device = 0;
+  int major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+}
+
+// The look-ahead pipeline's policies: one granule a tile and one warp a role over two stages; two
+// granules, two granule warps a role warp, three stages; four granules, eight granule warps a role warp.
+using pipelined_tiny = policy::deterministic_scan_lookahead_config<1, 1, 2>;
+using pipelined_wide = policy::deterministic_scan_lookahead_config<2, 4, 3>;
+using pipelined_deep = policy::deterministic_scan_lookahead_config<4, 2, 2>;
+
+template <class T, class Op>
+void check_pipelined_against_cpu(Op op, const cuda_stream& stream) {
+  for (const std::int64_t n : sizes()) {
+    auto rng = make_rng(static_cast<std::uint64_t>(n) * 5 + sizeof(T));
+    const auto input = random_values<T>(n, rng);
+    const T init = random_values<T>(1, rng).front();
+    SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte n=" << n);
+    const auto exclusive = cpu_scan(input, op, std::optional<T>(init));
+    const auto inclusive = cpu_scan(input, op, std::optional<T>());
+    EXPECT_EQ(first_difference(gpu_scan<pipelined_tiny>(input, op, std::optional<T>(init), stream), exclusive), -1);
+    EXPECT_EQ(first_difference(gpu_scan<pipelined_tiny>(input, op, std::optional<T>(), stream), inclusive), -1);
+    EXPECT_EQ(first_difference(gpu_scan<pipelined_wide>(input, op, std::optional<T>(init), stream), exclusive), -1);
+    EXPECT_EQ(first_difference(gpu_scan<pipelined_deep>(input, op, std::optional<T>(), stream), inclusive), -1);
+    using production = typename policy::deterministic_scan<T>::lookahead;
+    EXPECT_EQ(first_difference(gpu_scan<production>(input, op, std::optional<T>(init), stream), exclusive), -1);
+    EXPECT_EQ(first_difference(gpu_scan<production>(input, op, std::optional<T>(), stream), inclusive), -1);
+  }
+}
+
+TEST_F(deterministic_scan, the_look_ahead_pipeline_equals_the_cpu_association_bit_for_bit) {
+  if (!hopper_or_later()) GTEST_SKIP() << "the look-ahead pipeline needs sm_90 or later";
+  const cuda_stream stream;
+  check_pipelined_against_cpu<float>(sum{}, stream);
+  check_pipelined_against_cpu<double>(sum{}, stream);
+  check_pipelined_against_cpu<float>(minimum{}, stream);
+  check_pipelined_against_cpu<std::int32_t>(sum{}, stream);
+  check_pipelined_against_cpu<std::int64_t>(maximum{}, stream);
+}
+
+TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_totals) {
+  // Few blocks go round their two stages many times; sizes past one window even under the sanitizers.
+  if (!hopper_or_later()) GTEST_SKIP() << "the look-ahead pipeline needs sm_90 or later";
+  const cuda_stream stream;
+  for (const std::int64_t n : {std::int64_t{1}, granule + 1, 5 * granule + 3, window + granule + 7, 3 * window + 5}) {
+    auto rng = make_rng(static_cast<std::uint64_t>(n) + 1234);
+    const auto input = random_values<float>(n, rng);
+    const float start = random_values<float>(1, rng).front();
+    const auto expected = cpu_scan(input, sum{}, std::optional<float>(start));
+    const float expected_total = *cpu::deterministic_scan<float>(input.data(), nullptr, n, sum{}, start, true);
+    const auto d_in = to_device(input, stream);
+    for (const int blocks : {1, 2, 3}) {
+      device_buffer<float> d_out(input.size(), stream);
+      d_out.fill_bytes(poison_byte);
+      auto d_carry = to_device(std::vector<float>{start, 0.0f}, stream);
+      device_buffer<std::byte> d_temp(detail::deterministic_scan_lookahead_layout<pipelined_tiny, float>(n).total(),
+                                      stream);
+      detail::deterministic_scan_lookahead<pipelined_tiny, true>(
+          d_temp.data(), d_in.data(), d_out.data(), carried<float>{d_carry.data(), d_carry.data() + 1}, true, sum{}, n,
+          d_carry.data() + 1, blocks, stream.get());
+      EXPECT_EQ(first_difference(to_host(d_out), expected), -1) << blocks << " blocks, n=" << n;
+      const float total = to_host(d_carry)[1];
+      EXPECT_EQ(std::memcmp(&total, &expected_total, sizeof(float)), 0) << blocks << " blocks, n=" << n;
+    }
+  }
+}
+
+TEST_F(deterministic_scan, a_non_commutative_float_operator_on_the_look_ahead_pipeline) {
+  if (!hopper_or_later()) GTEST_SKIP() << "the look-ahead pipeline needs sm_90 or later";
+  const cuda_stream stream;
+  for (const std::int64_t n : {std::int64_t{1}, granule + 3, std::int64_t{300007}}) {
+    if (n > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) + 199);
+    std::uniform_real_distribution<float> a(0.999f, 1.001f), b(-1.0f, 1.0f);
+    std::vector<affine_f> input(static_cast<std::size_t>(n));
+    for (auto& f : input) f = {a(rng), b(rng)};
+    const std::optional<affine_f> init(affine_f{1.5f, -0.5f});
+    EXPECT_TRUE(same_bits(gpu_scan<pipelined_wide>(input, compose_f{}, init, stream), cpu_scan(input, compose_f{}, init)))
+        << "n=" << n;
+  }
+}
+
 TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan) {
   const cuda_stream stream;
   const std::int64_t n = std::min<std::int64_t>(3 * window + 17, max_test_size());
@@ -227,6 +313,12 @@ TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
   const cuda_stream stream;
   const auto out = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(), stream);
   ASSERT_TRUE(same_bits(out, cpu_scan(input, sum{}, std::optional<float>())));
+  // The public call, which takes the look-ahead pipeline on Hopper and later at this size.
+  const auto d_in = to_device(input, stream);
+  device_buffer<float> d_out(input.size(), stream);
+  d_out.fill_bytes(poison_byte);
+  inclusive_scan(deterministic, d_in.data(), d_out.data(), sum{}, n, stream.get());
+  ASSERT_TRUE(same_bits(out, to_host(d_out)));
   std::uint64_t h = 1469598103934665603ull;
   for (const float x : out) {
     std::uint32_t bits = 0;

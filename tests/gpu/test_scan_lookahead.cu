@@ -221,6 +221,7 @@ TEST_F(scan_lookahead, misaligned_arrays_take_the_look_back) {
 TEST_F(scan_lookahead, production_policies) {
   check_sizes<policy::scan<std::uint32_t>::lookahead>(sum{}, std::uint32_t{7}, {}, "uint32 sum");
   check_sizes<policy::scan<std::uint64_t>::lookahead>(sum{}, std::uint64_t{7}, {}, "uint64 sum");
+  check_sizes<policy::scan<std::uint64_t>::lookahead_small>(sum{}, std::uint64_t{7}, {}, "uint64 sum, small sizes");
 }
 
 }  // namespace

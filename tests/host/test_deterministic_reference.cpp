@@ -1,8 +1,8 @@
 // The deterministic scan's association on the CPU (cpu/deterministic_scan.hpp), the reference the GPU's
 // bits are checked against: an exact operator gives the sequential scan whatever the association, a
 // non-commutative one proves that nothing is swapped, and float sums whose rounding depends on the
-// association give the promised grouping (runs of 16 folded left, Kogge-Stone across runs, granules
-// of 2048 folded in order within windows of 32 granules, the windows folded in order).
+// association give the promised grouping (runs of 17 folded left, Kogge-Stone across runs, granules
+// of 2176 folded in order within windows of 32 granules, the windows folded in order).
 #include <gtest/gtest.h>
 
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
@@ -17,6 +17,10 @@
 namespace {
 
 using lookback::cpu::deterministic_scan;
+constexpr int run_items = 17;
+constexpr std::size_t granule = 2176;
+static_assert(run_items == lookback::cpu::deterministic_run_items && granule == lookback::cpu::deterministic_granule_items,
+              "the promise these tests spell out");
 
 struct plus {
   template <class T>
@@ -34,9 +38,9 @@ struct compose {
 
 TEST(DeterministicReference, AnExactNonCommutativeOperatorGivesTheSequentialScan) {
   std::mt19937 rng(5);
-  for (const std::int64_t n : {0, 1, 16, 17, 511, 512, 513, 2047, 2048, 2049, 10007}) {
+  for (const std::int64_t n : {0, 1, 16, 17, 18, 543, 544, 545, 2175, 2176, 2177, 10007}) {
     std::vector<affine> in(static_cast<std::size_t>(n));
-    for (auto& f : in) f = {rng() | 1u, rng()};
+    for (auto& f : in) f = {static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())};
     const affine start{3, 7};
     std::vector<affine> expected(in.size()), got(in.size());
     affine acc = start;
@@ -51,15 +55,15 @@ TEST(DeterministicReference, AnExactNonCommutativeOperatorGivesTheSequentialScan
   }
 }
 
-/// A whole granule's aggregate in the promised grouping: 4 warps of Kogge-Stone over runs of 16.
+/// A whole granule's aggregate in the promised grouping: 4 warps of Kogge-Stone over runs of 17.
 float granule_aggregate(const std::vector<float>& v, std::size_t first) {
   float w[4];
   for (int q = 0; q < 4; ++q) {
     std::vector<float> t(32);
     for (int l = 0; l < 32; ++l) {
-      const std::size_t r = first + 16 * (32 * q + l);
+      const std::size_t r = first + run_items * (32 * q + l);
       t[l] = v[r];
-      for (int k = 1; k < 16; ++k) t[l] += v[r + k];
+      for (int k = 1; k < run_items; ++k) t[l] += v[r + k];
     }
     for (int offset = 1; offset < 32; offset <<= 1)
       for (int l = 31; l >= offset; --l) t[l] = t[l - offset] + t[l];
@@ -69,8 +73,8 @@ float granule_aggregate(const std::vector<float>& v, std::size_t first) {
 }
 
 TEST(DeterministicReference, FloatSumsGroupAsPromised) {
-  // Runs of 16 sum left to right; lane 4's first item follows Kogge-Stone's ((t0 + t1) + (t2 + t3)).
-  std::vector<float> in(2048 + 40);
+  // Runs of 17 sum left to right; lane 4's first item follows Kogge-Stone's ((t0 + t1) + (t2 + t3)).
+  std::vector<float> in(granule + 40);
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> any(-1.0f, 1.0f);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = any(rng) * (i % 7 == 0 ? 1e7f : 1.0f);
@@ -78,25 +82,25 @@ TEST(DeterministicReference, FloatSumsGroupAsPromised) {
   const auto total = deterministic_scan(in.data(), out.data(), static_cast<std::int64_t>(in.size()), plus{},
                                         std::optional<float>(), false);
   const auto run = [&](int r) {
-    float t = in[16 * r];
-    for (int k = 1; k < 16; ++k) t += in[16 * r + k];
+    float t = in[run_items * r];
+    for (int k = 1; k < run_items; ++k) t += in[run_items * r + k];
     return t;
   };
-  EXPECT_EQ(out[15], run(0));
-  EXPECT_EQ(out[16 + 3], ((run(0) + in[16]) + in[17]) + in[18] + in[19]);
-  EXPECT_EQ(out[64], ((run(0) + run(1)) + (run(2) + run(3))) + in[64]);
+  EXPECT_EQ(out[16], run(0));
+  EXPECT_EQ(out[17 + 3], (((run(0) + in[17]) + in[18]) + in[19]) + in[20]);
+  EXPECT_EQ(out[68], ((run(0) + run(1)) + (run(2) + run(3))) + in[68]);
   // The second granule starts from the first granule's aggregate: its 4 warp totals folded in order.
-  EXPECT_EQ(out[2048], granule_aggregate(in, 0) + in[2048]);
+  EXPECT_EQ(out[granule], granule_aggregate(in, 0) + in[granule]);
   // The total of two whole granules: the start, then their window's aggregate.
-  std::vector<float> two(4096);
-  for (std::size_t i = 0; i < two.size(); ++i) two[i] = in[i % in.size()] * (i >= 2048 ? -0.5f : 1.0f);
-  const auto both = deterministic_scan<float>(two.data(), nullptr, 4096, plus{}, 0.5f, true);
-  EXPECT_EQ(*both, 0.5f + (granule_aggregate(two, 0) + granule_aggregate(two, 2048)));
+  std::vector<float> two(2 * granule);
+  for (std::size_t i = 0; i < two.size(); ++i) two[i] = in[i % in.size()] * (i >= granule ? -0.5f : 1.0f);
+  const auto both = deterministic_scan<float>(two.data(), nullptr, static_cast<std::int64_t>(2 * granule), plus{}, 0.5f, true);
+  EXPECT_EQ(*both, 0.5f + (granule_aggregate(two, 0) + granule_aggregate(two, granule)));
   EXPECT_TRUE(total.has_value());
 }
 
 TEST(DeterministicReference, WindowsOf32GranulesFoldTheirGranulesBeforeThePrefix) {
-  constexpr std::size_t granule = 2048, window = 32 * granule;
+  constexpr std::size_t window = 32 * granule;
   std::vector<float> in(2 * window + granule + 3);
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> any(-1.0f, 1.0f);

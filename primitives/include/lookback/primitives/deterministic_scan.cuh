@@ -1,14 +1,15 @@
 #pragma once
 // Scans and reductions that give the same bits on every run, for every tile policy and on every GPU,
 // for floating point too: pass lookback::deterministic first. The association is fixed by granules
-// of 2048 items and windows of 32 granules (policy::deterministic_granule), never by the tile size,
+// of 2176 items and windows of 32 granules (policy::deterministic_granule), never by the tile size,
 // the SM count or timing, and cpu::deterministic_scan computes it bit for bit. Still one pass with
 // look-back (about 2n bytes of traffic); the reduction is the same kernel without the stores, so it
-// equals the scan's total.
+// equals the scan's total. On Hopper and later, large scans of aligned arrays run it on the look-ahead
+// pipeline of the default scan (device/deterministic_scan_lookahead_kernel.cuh): the same bits.
 //
 //   lookback::exclusive_scan(lookback::deterministic, d_temp, bytes, d_in, d_out, 0.0f, lookback::sum{}, n, stream);
 //
-// The association, which the promise includes: a thread folds its run of 16 items left to right; a
+// The association, which the promise includes: a thread folds its run of 17 items left to right; a
 // warp scans its 32 run totals Kogge-Stone (offsets 1, 2, 4, 8, 16); a granule folds its 4 warp
 // totals in order (its aggregate). A window folds its granules' aggregates left to right (its
 // aggregate; the fold of the granules before one is that granule's local prefix); the windows'
@@ -17,6 +18,7 @@
 // (folded), then the warp's earlier runs (the Kogge-Stone value), then the run's items. The total (a
 // reduction's result) is the fold of the initial value and every window's aggregate.
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/scan_lookahead.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/deterministic_scan_kernel.cuh>
 #include <lookback/primitives/error.cuh>
@@ -24,10 +26,12 @@
 #include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
+#include <type_traits>
 
 namespace lookback {
 
@@ -44,47 +48,93 @@ __global__ void store_value_kernel(T* d_out, T value) {
   *d_out = value;
 }
 
-/// The deterministic scan with an explicit tile policy (the tests run several; the bits are the same).
+/// An empty sequence's total is its initial value (none without one: nothing to write).
+template <class Init>
+void store_empty_total(const Init& init, bool has_start, init_value_t<Init>* d_total, cudaStream_t stream) {
+  using T = init_value_t<Init>;
+  if (d_total == nullptr || !has_start) return;
+  if constexpr (is_carried<Init>) {
+    LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_total, init.d_prefix, sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  } else {
+    store_value_kernel<<<1, 1, 0, stream>>>(d_total, init);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
+  }
+}
+
+template <class Policy, class = void>
+inline constexpr bool is_lookahead_policy = false;
+template <class Policy>
+inline constexpr bool is_lookahead_policy<Policy, std::void_t<decltype(Policy::role_warps)>> = true;
+
+/// The deterministic scan with an explicit tile policy (the tests run several; the bits are the same):
+/// a deterministic_scan_config, or a deterministic_scan_lookahead_config, which needs Hopper or later,
+/// aligned arrays and stores.
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                                     OutputIt d_out, Init init, bool has_start, Op op, std::int64_t num_items,
                                     init_value_t<Init>* d_total, bool store, cudaStream_t stream) {
   using T = init_value_t<Init>;
-  using status_array = tile::status_array<T, tile::default_descriptor<T>>;
   check_item_count(num_items, "lookback::deterministic scan");
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
-  const std::int64_t granules = tiles * Policy::granules_per_tile;
-  const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
-  const temp_layout layout{sizeof(unsigned), status_array::bytes_for(granules), status_array::bytes_for(windows)};
-  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
-  if (num_items == 0) {
-    // An empty sequence's total is its initial value (none without one: nothing to write).
-    if (d_total == nullptr || !has_start) return;
-    if constexpr (is_carried<Init>) {
-      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_total, init.d_prefix, sizeof(T), cudaMemcpyDeviceToDevice, stream));
-    } else {
-      store_value_kernel<<<1, 1, 0, stream>>>(d_total, init);
-      LOOKBACK_CUDA_TRY(cudaGetLastError());
-    }
-    return;
+  if constexpr (is_lookahead_policy<Policy>) {
+    static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline scans arrays of 4- or 8-byte items");
+    const temp_layout layout = deterministic_scan_lookahead_layout<Policy, T>(num_items);
+    if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
+    if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
+    if (!store || !deterministic_scan_lookahead_applies<Policy, Exclusive, T, Init, Op>(d_in, d_out))
+      throw std::invalid_argument(
+          "lookback::deterministic scan: the pipelined policy needs sm_90 or later, stores and 16-byte aligned arrays");
+    deterministic_scan_lookahead<Policy, Exclusive>(d_temp_storage, d_in, d_out, init, has_start, op, num_items,
+                                                    d_total, 0, stream);
+  } else {
+    using status_array = tile::status_array<T, tile::default_descriptor<T>>;
+    const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+    const std::int64_t granules = tiles * Policy::granules_per_tile;
+    const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
+    const temp_layout layout{sizeof(unsigned), status_array::bytes_for(granules), status_array::bytes_for(windows)};
+    if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
+    if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
+    bool aligned = false;
+    if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
+      aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
+    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
+    device::deterministic_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+        d_in, d_out, num_items, op, init, has_start, store, d_total,
+        status_array(layout.part(d_temp_storage, 1), granules), status_array(layout.part(d_temp_storage, 2), windows),
+        static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
+    LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
-  bool aligned = false;
-  if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
-    aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
-  device::deterministic_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      d_in, d_out, num_items, op, init, has_start, store, d_total, status_array(layout.part(d_temp_storage, 1), granules),
-      status_array(layout.part(d_temp_storage, 2), windows),
-      static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
+/// The default policy, or where it applies (Hopper and later, aligned arrays of 4- and 8-byte items,
+/// scans from lookahead_min_items items on) the pipelined one; the bits are the same.
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
                         bool has_start, Op op, std::int64_t num_items, init_value_t<Init>* d_total, bool store,
                         cudaStream_t stream) {
-  deterministic_scan_with_policy<policy::deterministic_scan<init_value_t<Init>>, Exclusive>(
-      d_temp_storage, temp_storage_bytes, d_in, d_out, init, has_start, op, num_items, d_total, store, stream);
+  using T = init_value_t<Init>;
+  using policies = policy::deterministic_scan<T>;
+  const auto look_back = [&](void* d_temp, std::size_t& bytes) {
+    deterministic_scan_with_policy<policies, Exclusive>(d_temp, bytes, d_in, d_out, init, has_start, op, num_items,
+                                                        d_total, store, stream);
+  };
+  if constexpr (lookahead_candidate<InputIt, OutputIt, T>) {
+    using pipelined = typename policies::lookahead;
+    if (store && num_items >= policies::lookahead_min_items) {
+      // A query answers for either kernel, so that its answer holds whichever the call then takes.
+      if (d_temp_storage == nullptr) {
+        look_back(nullptr, temp_storage_bytes);
+        temp_storage_bytes =
+            std::max(temp_storage_bytes, deterministic_scan_lookahead_layout<pipelined, T>(num_items).total());
+        return;
+      }
+      if (deterministic_scan_lookahead_applies<pipelined, Exclusive, T, Init, Op>(d_in, d_out)) {
+        deterministic_scan_with_policy<pipelined, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init,
+                                                             has_start, op, num_items, d_total, store, stream);
+        return;
+      }
+    }
+  }
+  look_back(d_temp_storage, temp_storage_bytes);
 }
 
 }  // namespace detail
@@ -107,7 +157,7 @@ void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
 }
 
 /// One chunk of a longer sequence (scan_carry.cuh), for chunks that begin at multiples of the window
-/// (policy::deterministic_granule::window_items, 65536 items): then the chunks together give the bits
+/// (policy::deterministic_granule::window_items, 69632 items): then the chunks together give the bits
 /// of one scan of the whole. *carry.d_total is the scan's total (the fold of the prefix and the window
 /// aggregates), the next chunk's prefix. A null carry.d_prefix starts from nothing: an inclusive
 /// scan's first chunk (an exclusive scan's item 0 needs a start value, so there it is refused).

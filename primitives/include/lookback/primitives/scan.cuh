@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <type_traits>
 
 namespace lookback {
 namespace detail {
@@ -58,13 +57,6 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
-/// Whether the pipelined scan (detail/scan_lookahead.cuh) may take these arguments: arrays of T in, T
-/// out, of a width it was measured on.
-template <class InputIt, class OutputIt, class T>
-inline constexpr bool lookahead_candidate =
-    std::is_pointer_v<InputIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InputIt>>, T> &&
-    std::is_same_v<OutputIt, T*> && (sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>;
-
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
@@ -75,21 +67,26 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
     });
   };
   if constexpr (lookahead_candidate<InputIt, OutputIt, T>) {
-    using pipelined = typename policy::scan<T>::lookahead;
-    if (num_items >= policy::scan<T>::lookahead_min_items) {
+    // Whether the pipelined policy took the call (or answered its query).
+    const auto pipelined = [&](auto policy) {
+      using chosen = decltype(policy);
       // A query answers for either kernel, so that its answer holds whichever the call then takes.
-      const temp_layout layout = scan_lookahead_layout<pipelined, T>(num_items);
+      const temp_layout layout = scan_lookahead_layout<chosen, T>(num_items);
       if (d_temp_storage == nullptr) {
         look_back(nullptr, temp_storage_bytes);
         temp_storage_bytes = std::max(temp_storage_bytes, layout.total());
-        return;
+        return true;
       }
-      if (scan_lookahead_applies<pipelined, Exclusive, T, Init, Op>(d_in, d_out)) {
-        layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan");
-        scan_lookahead<pipelined, Exclusive>(d_temp_storage, d_in, d_out, init, op, num_items, 0, stream);
-        return;
-      }
-    }
+      if (!scan_lookahead_applies<chosen, Exclusive, T, Init, Op>(d_in, d_out)) return false;
+      layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan");
+      scan_lookahead<chosen, Exclusive>(d_temp_storage, d_in, d_out, init, op, num_items, 0, stream);
+      return true;
+    };
+    using policies = policy::scan<T>;
+    if (num_items >= policies::lookahead_min_items &&
+        (num_items <= policies::lookahead_small_max_items ? pipelined(typename policies::lookahead_small{})
+                                                          : pipelined(typename policies::lookahead{})))
+      return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
 }

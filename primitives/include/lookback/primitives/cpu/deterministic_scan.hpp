@@ -1,6 +1,6 @@
 #pragma once
 // The deterministic scan's association on the CPU, the reference the GPU's bits are checked against
-// (deterministic_scan.cuh states the promise). Granules of 2048 items: 4 warps of 32 runs of 16 items.
+// (deterministic_scan.cuh states the promise). Granules of 2176 items: 4 warps of 32 runs of 17 items.
 // A run folds its items left to right; a warp scans its run totals Kogge-Stone; a granule folds its
 // warp totals in order; a window of 32 granules folds their aggregates left to right; the window
 // aggregates fold left to right after the start value. Items past the end are absent from every fold
@@ -12,7 +12,7 @@
 
 namespace lookback::cpu {
 
-inline constexpr int deterministic_run_items = 16;
+inline constexpr int deterministic_run_items = 17;
 inline constexpr int deterministic_granule_warps = 4;
 inline constexpr std::int64_t deterministic_granule_items = deterministic_run_items * 32 * deterministic_granule_warps;
 inline constexpr std::int64_t deterministic_window_granules = 32;

@@ -1,8 +1,10 @@
 #pragma once
-// Launches the pipelined scan of device/scan_lookahead_kernel.cuh; detail::scan picks it where it
-// applies (scan.cuh).
+// Launches the scans on the look-ahead pipeline (device/lookahead_pipeline.cuh): the default scan of
+// device/scan_lookahead_kernel.cuh, which detail::scan picks where it applies (scan.cuh), and the
+// deterministic scan of device/deterministic_scan_lookahead_kernel.cuh (deterministic_scan.cuh).
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
+#include <lookback/primitives/device/deterministic_scan_lookahead_kernel.cuh>
 #include <lookback/primitives/device/scan_lookahead_kernel.cuh>
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/scan_carry.cuh>
@@ -12,52 +14,113 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback::detail {
 
-template <class Policy, class T>
-using lookahead_status_array = tile::status_array<T, tile::default_descriptor<T>>;
+/// Whether a pipelined scan may take these arguments: arrays of T in, T out, of a width it was
+/// measured on.
+template <class InputIt, class OutputIt, class T>
+inline constexpr bool lookahead_candidate =
+    std::is_pointer_v<InputIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InputIt>>, T> &&
+    std::is_same_v<OutputIt, T*> && (sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>;
 
-template <class Policy, bool Exclusive, class T, class Init, class Op>
-inline constexpr auto scan_lookahead_kernel_for =
-    device::scan_lookahead_kernel<Policy, Exclusive, T, Init, Op, lookahead_status_array<Policy, T>>;
+template <class T>
+using lookahead_status_array = tile::status_array<T, tile::default_descriptor<T>>;
 
 template <class Policy, class T>
 constexpr int lookahead_shared_bytes() {
   return Policy::stages * Policy::tile_items * static_cast<int>(sizeof(T));
 }
 
-/// Whether the pipelined scan can run these arrays on the current device: compiled for it, 16-byte
+template <class Policy>
+std::int64_t lookahead_tiles(std::int64_t num_items) {
+  return (num_items + Policy::tile_items - 1) / Policy::tile_items;
+}
+
+/// Whether a pipelined kernel can run these arrays on the current device: compiled for it, 16-byte
 /// aligned, and its stages fit a block's shared memory.
-template <class Policy, bool Exclusive, class T, class Init, class Op>
-bool scan_lookahead_applies(const T* d_in, const T* d_out) {
-  const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
+template <class Policy, class T, class Kernel>
+bool lookahead_applies(Kernel kernel, const T* d_in, const T* d_out) {
   return thread::aligned16(d_in) && thread::aligned16(d_out) && compiled_for_hopper(kernel) &&
          fits_dynamic_shared_memory(kernel, lookahead_shared_bytes<Policy, T>());
 }
 
+/// One block an SM, at most one a tile, and at most `max_blocks` when that is positive (tests use it
+/// to make few blocks go round their stages many times).
+template <class Policy, class T, class Kernel>
+unsigned lookahead_grid(Kernel kernel, std::int64_t num_items, int max_blocks) {
+  std::int64_t grid = std::min<std::int64_t>(lookahead_tiles<Policy>(num_items),
+                                             resident_blocks(kernel, Policy::threads, lookahead_shared_bytes<Policy, T>()));
+  if (max_blocks > 0) grid = std::min<std::int64_t>(grid, max_blocks);
+  return static_cast<unsigned>(grid);
+}
+
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+inline constexpr auto scan_lookahead_kernel_for =
+    device::scan_lookahead_kernel<Policy, Exclusive, T, Init, Op, lookahead_status_array<T>>;
+
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+bool scan_lookahead_applies(const T* d_in, const T* d_out) {
+  return lookahead_applies<Policy>(scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>, d_in, d_out);
+}
+
 template <class Policy, class T>
 temp_layout scan_lookahead_layout(std::int64_t num_items) {
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
-  return temp_layout{sizeof(unsigned), lookahead_status_array<Policy, T>::bytes_for(tiles)};
+  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(lookahead_tiles<Policy>(num_items))};
 }
 
 /// Runs the pipelined scan of num_items > 0 items, where scan_lookahead_applies, in temporary storage
-/// of scan_lookahead_layout's size; `max_blocks` > 0 caps the grid (tests use it to make few blocks go
-/// round their stages many times).
+/// of scan_lookahead_layout's size.
 template <class Policy, bool Exclusive, class T, class Init, class Op>
 void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op op, std::int64_t num_items,
                     int max_blocks, cudaStream_t stream) {
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+  const std::int64_t tiles = lookahead_tiles<Policy>(num_items);
   const temp_layout layout = scan_lookahead_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
-  constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
-  std::int64_t grid = std::min<std::int64_t>(tiles, resident_blocks(kernel, Policy::threads, shared_bytes));
-  if (max_blocks > 0) grid = std::min<std::int64_t>(grid, max_blocks);
-  kernel<<<static_cast<unsigned>(grid), Policy::threads, shared_bytes, stream>>>(
-      d_in, d_out, num_items, op, init, lookahead_status_array<Policy, T>(layout.part(d_temp_storage, 1), tiles),
+  kernel<<<lookahead_grid<Policy, T>(kernel, num_items, max_blocks), Policy::threads,
+           lookahead_shared_bytes<Policy, T>(), stream>>>(
+      d_in, d_out, num_items, op, init, lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles),
       layout.part<unsigned>(d_temp_storage, 0));
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+}
+
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+inline constexpr auto deterministic_scan_lookahead_kernel_for =
+    device::deterministic_scan_lookahead_kernel<Policy, Exclusive, T, Init, Op, lookahead_status_array<T>>;
+
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+bool deterministic_scan_lookahead_applies(const T* d_in, const T* d_out) {
+  return lookahead_applies<Policy>(deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>, d_in,
+                                   d_out);
+}
+
+/// The counter, then the granules' descriptors, then the windows'.
+template <class Policy, class T>
+temp_layout deterministic_scan_lookahead_layout(std::int64_t num_items) {
+  const std::int64_t granules = lookahead_tiles<Policy>(num_items) * Policy::granules_per_tile;
+  const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
+  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(granules),
+                     lookahead_status_array<T>::bytes_for(windows)};
+}
+
+/// Runs the deterministic scan of num_items > 0 items on the pipeline, where
+/// deterministic_scan_lookahead_applies, in temporary storage of deterministic_scan_lookahead_layout's
+/// size; `d_total` (may be null) receives the total.
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, bool has_start, Op op,
+                                  std::int64_t num_items, T* d_total, int max_blocks, cudaStream_t stream) {
+  const std::int64_t granules = lookahead_tiles<Policy>(num_items) * Policy::granules_per_tile;
+  const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
+  const temp_layout layout = deterministic_scan_lookahead_layout<Policy, T>(num_items);
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
+  const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
+  kernel<<<lookahead_grid<Policy, T>(kernel, num_items, max_blocks), Policy::threads,
+           lookahead_shared_bytes<Policy, T>(), stream>>>(
+      d_in, d_out, num_items, op, init, has_start, d_total,
+      lookahead_status_array<T>(layout.part(d_temp_storage, 1), granules),
+      lookahead_status_array<T>(layout.part(d_temp_storage, 2), windows), layout.part<unsigned>(d_temp_storage, 0));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The deterministic single-pass scan: the same bits on every run, for every tile policy and on every
-// GPU. Inside a granule (policy::deterministic_granule: 4 warps of 32 runs of 16 items) the
+// GPU. Inside a granule (policy::deterministic_granule: 4 warps of 32 runs of 17 items) the
 // association is fixed by the granule's shape: each thread folds its run left to right, a warp scans
 // its 32 run totals Kogge-Stone, the granule folds its 4 warp totals in order. Across granules, two
 // levels of windows of 32 granules: a granule's prefix is its window's prefix (the left fold of the
@@ -23,19 +23,6 @@
 
 namespace lookback::device {
 
-namespace detail {
-/// Combines partial values, an empty right side leaving the left as it is: the items past the end of
-/// the array are absent from every fold, rather than counted as the identity.
-template <class Op>
-struct partial_op {
-  Op op;
-  template <class T>
-  __device__ thread::partial<T> operator()(const thread::partial<T>& a, const thread::partial<T>& b) const {
-    return b.has ? thread::then(a, b.value, op) : a;
-  }
-};
-}  // namespace detail
-
 /// `start`: the initial value (an exclusive scan's init, a carried prefix) when `has_start`. `store`
 /// false computes the total alone (the deterministic reduce). `d_total` (may be null) receives the
 /// total: the start, then each window's aggregate (the last window's up to the last item), folded. `granules` holds each granule's aggregate,
@@ -49,7 +36,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
                               bool aligned) {
   using T = lookback::detail::init_value_t<Init>;
   using part = thread::partial<T>;
-  using combine = detail::partial_op<Op>;
+  using combine = thread::partial_op<Op>;
   constexpr int items_per_thread = Policy::items_per_thread;
   constexpr int warps = Policy::threads / warp::warp_size;
   constexpr int granule_warps = policy::deterministic_granule::warps;

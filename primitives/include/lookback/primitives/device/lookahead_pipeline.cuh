@@ -1,6 +1,6 @@
 #pragma once
-// The roles of the look-ahead pipeline (device/scan_lookahead_kernel.cuh), apart from what the scan
-// does with a tile, for kernels built the same way: one persistent block an SM whose stages of shared
+// The pipeline the look-ahead scans share (device/scan_lookahead_kernel.cuh and
+// device/deterministic_scan_lookahead_kernel.cuh): one persistent block an SM whose stages of shared
 // memory each hold one tile. One thread takes tile ids and brings tiles in by bulk copies; reduce warps
 // publish what a tile contributes to later tiles; a look-ahead warp finds the tile's prefix; scan warps
 // write the results over the items and one of them copies the tile out. Each stage's four barriers mark
@@ -32,15 +32,17 @@ struct stage_sync {
 
 /// Thread 0 sets up every stage's barriers; the caller synchronises the block after. Every reduce
 /// thread arrives once a tile is reduced, and every scan thread once its stage is free; the look-ahead
-/// arrives from one lane.
+/// arrives from one lane. `other_readers`: further arrivals a stage waits for before it is free (a
+/// kernel's warps of other roles that read a stage's control).
 template <int Stages, class Control>
-__device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned role_threads) {
+__device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned role_threads,
+                                              unsigned other_readers = 0) {
   if (threadIdx.x != 0) return;
   for (int s = 0; s < Stages; ++s) {
     thread::barrier_init(&ctl[s].sync.loaded, 1);
     thread::barrier_init(&ctl[s].sync.reduced, role_threads);
     thread::barrier_init(&ctl[s].sync.prefix_known, 1);
-    thread::barrier_init(&ctl[s].sync.free, role_threads);
+    thread::barrier_init(&ctl[s].sync.free, role_threads + other_readers);
   }
   thread::fence_barrier_init();
 }
@@ -89,6 +91,35 @@ __device__ __forceinline__ void store_and_release(Control (&ctl)[Stages], int s,
   // Every scan thread arrives, each releasing its own reads of the stage and its control.
   if (unreleased >= 0) thread::barrier_arrive(&ctl[unreleased].sync.free);
   unreleased = s;
+}
+
+/// By every thread of the reduce role: role(s, tile) for each tile in turn, once its stage s is loaded;
+/// returns at the id past the last tile.
+template <int Stages, class Control, class Role>
+__device__ __forceinline__ void for_each_loaded_tile(Control (&ctl)[Stages], std::int64_t num_tiles, Role role) {
+  for (int it = 0;; ++it) {
+    stage_sync& c = ctl[it % Stages].sync;
+    thread::barrier_wait(&c.loaded, (it / Stages) & 1);
+    const std::int64_t tile = c.tile;
+    if (tile >= num_tiles) return;
+    role(it % Stages, tile);
+  }
+}
+
+/// By every thread of the scan role: role(s, tile) for each tile in turn, once its stage s is loaded,
+/// reduced and its prefix known; returns at the id past the last tile.
+template <int Stages, class Control, class Role>
+__device__ __forceinline__ void for_each_tile_to_scan(Control (&ctl)[Stages], std::int64_t num_tiles, Role role) {
+  for (int it = 0;; ++it) {
+    stage_sync& c = ctl[it % Stages].sync;
+    const unsigned parity = (it / Stages) & 1;
+    thread::barrier_wait(&c.loaded, parity);
+    const std::int64_t tile = c.tile;
+    if (tile >= num_tiles) return;
+    thread::barrier_wait(&c.reduced, parity);
+    thread::barrier_wait(&c.prefix_known, parity);
+    role(it % Stages, tile);
+  }
 }
 
 /// The tile id of stage `s` in round `it / Stages`, read by lane 0 alone once loaded and passed to the

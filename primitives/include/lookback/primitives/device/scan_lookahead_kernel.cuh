@@ -64,12 +64,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   if (warp_index < warps) {
     // Reduce: thread r owns items [r * items_per_thread, (r + 1) * items_per_thread) of each tile.
     const int r = static_cast<int>(threadIdx.x);
-    for (int it = 0;; ++it) {
-      const int s = it % stages;
+    lookahead::for_each_loaded_tile(ctl, num_tiles, [&](int s, std::int64_t tile) {
       control& c = ctl[s];
-      thread::barrier_wait(&c.sync.loaded, (it / stages) & 1);
-      const std::int64_t tile = c.sync.tile;
-      if (tile >= num_tiles) return;
       const int valid = tile::items_in_tile(tile, tile_items, n);
       const T* items = stage_items + s * tile_items + r * items_per_thread;
       T total = identity;
@@ -96,21 +92,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         tiles.publish(tile, tile::status::aggregate, aggregate);
       }
       thread::barrier_arrive(&c.sync.reduced);
-    }
+    });
   } else if (warp_index < 2 * warps) {
     // Scan: results over the items in place, then one thread copies the tile out.
     const int r = static_cast<int>(threadIdx.x) - role_threads;
     T* const d_total = lookback::detail::total_slot(init);
     int unreleased = -1;  // the stage whose outgoing copy may still be reading it
-    for (int it = 0;; ++it) {
-      const int s = it % stages;
-      const unsigned parity = (it / stages) & 1;
+    lookahead::for_each_tile_to_scan(ctl, num_tiles, [&](int s, std::int64_t tile) {
       control& c = ctl[s];
-      thread::barrier_wait(&c.sync.loaded, parity);
-      const std::int64_t tile = c.sync.tile;
-      if (tile >= num_tiles) break;
-      thread::barrier_wait(&c.sync.reduced, parity);
-      thread::barrier_wait(&c.sync.prefix_known, parity);
       const int valid = tile::items_in_tile(tile, tile_items, n);
       T* const stage = stage_items + s * tile_items;
       const T running = op(c.prefix, c.thread_prefix[r]);
@@ -122,7 +111,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if (d_total != nullptr && tile == num_tiles - 1 && r == 0) *d_total = op(c.prefix, c.aggregate);
       lookahead::store_and_release<stages, role_threads>(ctl, s, unreleased, stage, d_out + tile * tile_items, valid,
                                                          r);
-    }
+    });
     if (r == 0) thread::bulk_wait_all();
   } else if (warp_index == 2 * warps) {
     // Load: one thread.

@@ -72,9 +72,11 @@
 //     Fewer, larger stages win: what a block has in flight is what keeps DRAM busy; six stages of about
 //     32 KiB are what an SM's shared memory holds. Against the look-back, the pipelined scan is level
 //     up to 2^22 and faster beyond, so it takes over from 2^18 items (lookahead_min_items).
-//     H100, the main table at f7223a3 (two runs), 2^20 / 2^24 / 2^28: uint32 0.0151 / 0.0636 / 0.739 ms
-//       (1.42x / 1.16x / 1.21x CUB, 98% of memcpy at 2^28), float32 1.27x / 1.17x / 1.21x (98%), uint64
-//       1.05x / 1.10x / 1.10x (99%).
+//     H200, uint64 at 2^20 / 2^21 / 2^22, one run (CUB 2^20 0.0153 ms): 4x31 6 stages 0.0146 / 0.0180
+//       / 0.0304 (two rounds of the grid's tiles at 2^20), 4x47 4 stages 0.0117 / 0.0174 / 0.0317, 4x63 3
+//       stages 0.0120 / 0.0180 / 0.0325, 8x31 3 stages 0.0122 / 0.0171 / 0.0323: 4x47 up to 2^21
+//       (lookahead_small). H100, one run: 4x31 0.016 / 0.020 / 0.035, 4x47 0.013 / 0.019 / 0.037;
+//       in the main table at 2^20 0.0128 ms against CUB's 0.0172 (1.35x; H200 1.36x).
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -130,22 +132,27 @@ struct scan {
       std::conditional_t<sizeof(T) <= 8, scan_config<128, 16, false, 1100, tile::default_descriptor<T>, 0, 200>, small>>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 22;
   /// The pipelined scan, where it applies (Hopper and later, aligned arrays): from lookahead_min_items
-  /// on, tiles of about 32 KiB in six stages.
+  /// on, tiles of about 32 KiB in six stages; 8-byte values up to lookahead_small_max_items in tiles of
+  /// 47 KiB in four stages, so that 2^20 items are one round of the grid's tiles rather than two.
   using lookahead = std::conditional_t<sizeof(T) <= 4, scan_lookahead_config<4, 63, 6, 4>,
                                        scan_lookahead_config<4, 31, 6, 4>>;
+  using lookahead_small = std::conditional_t<sizeof(T) <= 4, lookahead, scan_lookahead_config<4, 47, 4, 4>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
+  static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
 };
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:
-/// granules of 2048 items, each 4 warps of 32 runs of 16 consecutive items, and windows of 32 granules
+/// granules of 2176 items, each 4 warps of 32 runs of 17 consecutive items, and windows of 32 granules
 /// (cpu/deterministic_scan.hpp spells the association out). Its tiles hold whole granules and never
-/// straddle a window.
+/// straddle a window. The run is odd so that a warp reading its 32 runs of a tile in shared memory
+/// touches 32 distinct banks (the pipelined kernel reads them in place); runs of 16 measured 27% slower
+/// there, through a padded transposition (below).
 namespace deterministic_granule {
-inline constexpr int run_items = 16;
+inline constexpr int run_items = 17;
 inline constexpr int warps = 4;
-inline constexpr int items = run_items * 32 * warps;  // 2048
+inline constexpr int items = run_items * 32 * warps;  // 2176
 inline constexpr int window_granules = 32;
-inline constexpr std::int64_t window_items = std::int64_t{items} * window_granules;  // 65536
+inline constexpr std::int64_t window_items = std::int64_t{items} * window_granules;  // 69632
 }  // namespace deterministic_granule
 
 /// A deterministic scan's tile: `Granules` granules (128 threads each), 16-byte vector accesses for
@@ -167,7 +174,7 @@ struct deterministic_scan_config {
 };
 
 /// Measured on the H100 at 2^28 (bench/scan_tuning_bench.cu; the default scan float32 0.83-0.84 ms,
-/// uint64 1.56 ms), with the two-level windows:
+/// uint64 1.56 ms), with the two-level windows and runs of 16:
 ///   float32, 4 granules (512 threads): the compiler's 45 registers (two blocks an SM) 1.07 ms; capped
 ///     for three blocks (40, a few bytes spilled) 0.99; for four (32, 60 bytes spilled) 1.03-1.05;
 ///     first wait 500 / 1100 / 2000 ns within 2%; 2 granules 1.04-1.08; windows of 8 or 16 granules
@@ -184,11 +191,54 @@ struct deterministic_scan_config {
 ///   shared memory), 2^28 at f7223a3 on the H100 in one run beside the look-back kernel above (default
 ///   float32 0.816 ms, float64 1.61): float32 4 granules a tile, 8 / 4 warps a role, 5 stages 1.04 /
 ///   1.17 ms, 2 granules 8 warps 8 stages 1.68; float64 2 granules 4 warps 5 stages 1.93, 1 granule 10
-///   stages 2.58. Slower by 27% and more, not kept (not profiled; a likely cause: each run of 16
-///   consecutive items went through a padded transposition in shared memory twice, reduce and scan,
-///   on top of the stage, where the default scan's odd runs read the stage without conflicts; the
-///   promise fixes the run at 16).
+///   stages 2.58. Slower by 27% and more: each run of 16 consecutive items went through a padded
+///   transposition in shared memory twice, reduce and scan, on top of the stage, where the default
+///   scan's odd runs read the stage without conflicts. Hence runs of 17.
+/// The deterministic scan on the look-ahead pipeline (device/deterministic_scan_lookahead_kernel.cuh):
+/// `Granules` granules a tile, `RoleWarps` reduce warps and as many scan warps (each takes one or more
+/// of a tile's granule warps), `Stages` tiles in shared memory at once. The bits are the same.
+template <int Granules, int RoleWarps, int Stages>
+struct deterministic_scan_lookahead_config {
+  static constexpr int granules_per_tile = Granules;
+  static constexpr int role_warps = RoleWarps;
+  static constexpr int stages = Stages;
+  static constexpr int window_granules = deterministic_granule::window_granules;
+  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
+  static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
+  static constexpr int tile_items = Granules * deterministic_granule::items;
+  static constexpr int threads = (2 * RoleWarps + 3) * 32;  // reduce, scan, load, look-ahead, window
+};
+
+/// Runs of 17, in one run each (exclusive sum, ms; the default float32 scan in the same run: H100
+/// 0.726 at 2^28 and 0.0578 at 2^24, H200 0.528 and 0.0480):
+///   The look-back kernel: H100 / H200 at 2^28, 4 granules capped for four blocks 1.39 / 1.05 (17
+///     items a thread no longer fit 32 registers), three blocks 1.05 / 0.87, three blocks prefetching
+///     66 / 132 tiles ahead 0.956 / 0.976 and 0.785 / 0.788; float64 2 granules 1.96 / 1.62.
+///   The pipeline with the window's aggregate published by the look-ahead of the tile closing it,
+///     H200 at 2^28: 4 granules 4 / 8 warps 6 stages 0.740 / 0.772, 2 granules 12 stages 0.994 (each
+///     look-ahead waited on others a round behind it); with a window warp publishing it from the
+///     reductions alone: H100 / H200 at 2^24 and 2^28,
+///     float32  4 granules 4 warps 6 stages   0.066 / 0.057   0.795 / 0.634
+///              4 granules 8 warps 6 stages   -               0.786 / 0.624
+///              2 granules 4 warps 12 stages  0.064 / 0.053   0.753 / 0.565   (kept)
+///              2 granules 8 warps 12 stages  0.061 / 0.052   0.750 / 0.586
+///              2 granules 2 warps 12 stages  0.068 / 0.067   0.756 / 0.741
+///              2 granules 4 warps 10 stages  0.062 / 0.053   0.758 / 0.577
+///              1 granule 4 warps 24 stages   0.074 / 0.065   0.868 / 0.811
+///     float64  2 granules 4 warps 6 stages   0.109 / 0.086   1.50 / 1.16     (kept)
+///              1 granule 4 warps 12 stages   0.107 / 0.089   1.49 / 1.18
+///              1 granule 2 warps 12 stages   0.107 / 0.089   1.49 / 1.16
+///   The public float32 call in the main table: H100 0.0612 / 0.747 ms (+6% / +3% over the default
+///     scan), H200 0.0521 / 0.567 (+9% / +7%).
+/// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
+/// lookahead_min_items on the look-ahead pipeline; elsewhere (and for the reduction) the look-back
+/// kernel.
 template <class T>
-struct deterministic_scan : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 4 : 1, 132> {};
+struct deterministic_scan
+    : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 3 : 1, sizeof(T) <= 4 ? 66 : 132> {
+  using lookahead = std::conditional_t<sizeof(T) <= 4, deterministic_scan_lookahead_config<2, 4, 12>,
+                                       deterministic_scan_lookahead_config<2, 4, 6>>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
+};
 
 }  // namespace lookback::policy

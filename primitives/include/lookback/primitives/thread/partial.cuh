@@ -16,4 +16,15 @@ __host__ __device__ __forceinline__ partial<T> then(const partial<T>& acc, const
   return {acc.has ? op(acc.value, v) : v, true};
 }
 
+/// Combines partial values, an empty right side leaving the left as it is: the items past the end of
+/// the array are absent from every fold, rather than counted as the identity.
+template <class Op>
+struct partial_op {
+  Op op;
+  template <class T>
+  __host__ __device__ partial<T> operator()(const partial<T>& a, const partial<T>& b) const {
+    return b.has ? then(a, b.value, op) : a;
+  }
+};
+
 }  // namespace lookback::thread

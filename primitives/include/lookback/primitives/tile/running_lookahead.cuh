@@ -48,4 +48,31 @@ __device__ __forceinline__ void fold_aggregates(const StatusArray& tiles, std::i
   }
 }
 
+/// Called by all 32 lanes of one warp: waits until tiles [first, first + count) (count <= 32) have all
+/// published their aggregates; lane i returns tile first + i's.
+template <class T, class StatusArray>
+__device__ __forceinline__ T wait_published(const StatusArray& tiles, std::int64_t first, int count) {
+  const int lane = warp::lane_id();
+  T value{};
+  bool ready = lane >= count;
+  while (!__all_sync(warp::full_mask, ready))
+    if (!ready) ready = tiles.read(first + lane, value) == status::aggregate;
+  return value;
+}
+
+/// wait_published over two ranges at once, so that both cost one round of reads: lane i's value of
+/// a's tile first_a + i and of b's tile first_b + i.
+template <class T, class StatusArray>
+__device__ __forceinline__ void wait_published_both(const StatusArray& a, std::int64_t first_a, int count_a, T& value_a,
+                                                    const StatusArray& b, std::int64_t first_b, int count_b,
+                                                    T& value_b) {
+  const int lane = warp::lane_id();
+  bool ready_a = lane >= count_a;
+  bool ready_b = lane >= count_b;
+  while (!__all_sync(warp::full_mask, ready_a && ready_b)) {
+    if (!ready_a) ready_a = a.read(first_a + lane, value_a) == status::aggregate;
+    if (!ready_b) ready_b = b.read(first_b + lane, value_b) == status::aggregate;
+  }
+}
+
 }  // namespace lookback::tile

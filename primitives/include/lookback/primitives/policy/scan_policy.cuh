@@ -229,7 +229,8 @@ struct deterministic_scan_lookahead_config {
 ///              1 granule 4 warps 12 stages   0.107 / 0.089   1.49 / 1.18
 ///              1 granule 2 warps 12 stages   0.107 / 0.089   1.49 / 1.16
 ///   The public float32 call in the main table: H100 0.0612 / 0.747 ms (+6% / +3% over the default
-///     scan), H200 0.0521 / 0.567 (+9% / +7%).
+///     scan), H200 0.0521 / 0.567 (+9% / +7%); at 6934302 H100 0.0591 / 0.744 (+5% / +3%), another
+///     H200 0.0534 / 0.587 (+9% / +11%; its tuning row of the same policy 0.567).
 /// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
 /// lookahead_min_items on the look-ahead pipeline; elsewhere (and for the reduction) the look-back
 /// kernel.

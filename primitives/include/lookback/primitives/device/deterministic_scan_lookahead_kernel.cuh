@@ -46,14 +46,31 @@ struct deterministic_stage_control {
   thread::partial<T> local_before;
 };
 
-/// Called by all 32 lanes: `acc` then lane i's `values` for i < count, left to right.
+/// Called by all 32 lanes with warp-uniform counts: `a` then lane i's `values_a` for i < count_a, left
+/// to right, and `b` likewise. The two folds interleave, and only as many lanes as they need are read,
+/// eight at a time: the look-ahead's folds are on every tile's path to its prefix.
+template <class T, class Op>
+__device__ __forceinline__ void fold_lanes_both(thread::partial<T>& a, const T& values_a, int count_a,
+                                                thread::partial<T>& b, const T& values_b, int count_b, Op op) {
+  constexpr int group = 8;
+  const int count = count_a > count_b ? count_a : count_b;
+  for (int first = 0; first < count; first += group) {
+#pragma unroll
+    for (int j = 0; j < group; ++j) {
+      const int i = first + j;
+      const T x = warp::shfl(values_a, i);
+      const T y = warp::shfl(values_b, i);
+      if (i < count_a) a = thread::then(a, x, op);
+      if (i < count_b) b = thread::then(b, y, op);
+    }
+  }
+}
+
+/// fold_lanes_both's fold alone.
 template <class T, class Op>
 __device__ __forceinline__ thread::partial<T> fold_lanes(thread::partial<T> acc, const T& values, int count, Op op) {
-#pragma unroll
-  for (int i = 0; i < warp::warp_size; ++i) {
-    const T v = warp::shfl(values, i);
-    if (i < count) acc = thread::then(acc, v, op);
-  }
+  thread::partial<T> none{T{}, false};
+  fold_lanes_both(acc, values, count, none, values, 0, op);
   return acc;
 }
 
@@ -223,13 +240,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       T window_aggregate{};
       tile::wait_published_both<T>(granules, window_first, prior, granule_aggregate, windows, window_done, count,
                                    window_aggregate);
-      const part local = lookahead::fold_lanes(part{T{}, false}, granule_aggregate, prior, op);
-      for (;;) {
-        window_prefix = lookahead::fold_lanes(window_prefix, window_aggregate, count, op);
-        window_done += count;
-        if (window_done >= window) break;
+      part local{T{}, false};
+      lookahead::fold_lanes_both(local, granule_aggregate, prior, window_prefix, window_aggregate, count, op);
+      window_done += count;
+      while (window_done < window) {  // more than 32 windows since the block's previous tile
         count = window - window_done < warp::warp_size ? static_cast<int>(window - window_done) : warp::warp_size;
         window_aggregate = tile::wait_published<T>(windows, window_done, count);
+        window_prefix = lookahead::fold_lanes(window_prefix, window_aggregate, count, op);
+        window_done += count;
       }
       if (lane == 0) {
         c.window_prefix = window_prefix;

@@ -257,7 +257,7 @@ TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_t
       device_buffer<float> d_out(input.size(), stream);
       d_out.fill_bytes(poison_byte);
       auto d_carry = to_device(std::vector<float>{start, 0.0f}, stream);
-      device_buffer<std::byte> d_temp(detail::deterministic_scan_lookahead_layout<pipelined_tiny, float>(n).total(),
+      device_buffer<std::byte> d_temp(detail::deterministic_scan_layout<pipelined_tiny, float>(n).total(),
                                       stream);
       detail::deterministic_scan_lookahead<pipelined_tiny, true>(
           d_temp.data(), d_in.data(), d_out.data(), carried<float>{d_carry.data(), d_carry.data() + 1}, true, sum{}, n,

@@ -77,7 +77,7 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
   check_item_count(num_items, "lookback::deterministic scan");
   if constexpr (is_lookahead_policy<Policy>) {
     static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline scans arrays of 4- or 8-byte items");
-    const temp_layout layout = deterministic_scan_lookahead_layout<Policy, T>(num_items);
+    const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
     if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
     if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
     if (!store || !deterministic_scan_lookahead_applies<Policy, Exclusive, T, Init, Op>(d_in, d_out))
@@ -86,11 +86,10 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
     deterministic_scan_lookahead<Policy, Exclusive>(d_temp_storage, d_in, d_out, init, has_start, op, num_items,
                                                     d_total, 0, stream);
   } else {
-    using status_array = tile::status_array<T, tile::default_descriptor<T>>;
-    const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
-    const std::int64_t granules = tiles * Policy::granules_per_tile;
-    const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
-    const temp_layout layout{sizeof(unsigned), status_array::bytes_for(granules), status_array::bytes_for(windows)};
+    using status_array = lookahead_status_array<T>;
+    const std::int64_t tiles = lookahead_tiles<Policy>(num_items);
+    const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
+    const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
     if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
     if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
     bool aligned = false;
@@ -99,7 +98,7 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
     LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
     device::deterministic_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
         d_in, d_out, num_items, op, init, has_start, store, d_total,
-        status_array(layout.part(d_temp_storage, 1), granules), status_array(layout.part(d_temp_storage, 2), windows),
+        status_array(layout.part(d_temp_storage, 1), d.granules), status_array(layout.part(d_temp_storage, 2), d.windows),
         static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   }
@@ -124,7 +123,7 @@ void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, I
       if (d_temp_storage == nullptr) {
         look_back(nullptr, temp_storage_bytes);
         temp_storage_bytes =
-            std::max(temp_storage_bytes, deterministic_scan_lookahead_layout<pipelined, T>(num_items).total());
+            std::max(temp_storage_bytes, deterministic_scan_layout<pipelined, T>(num_items).total());
         return;
       }
       if (deterministic_scan_lookahead_applies<pipelined, Exclusive, T, Init, Op>(d_in, d_out)) {

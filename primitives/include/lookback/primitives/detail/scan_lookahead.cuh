@@ -96,31 +96,41 @@ bool deterministic_scan_lookahead_applies(const T* d_in, const T* d_out) {
                                    d_out);
 }
 
-/// The counter, then the granules' descriptors, then the windows'.
-template <class Policy, class T>
-temp_layout deterministic_scan_lookahead_layout(std::int64_t num_items) {
+/// The granules' and the windows' descriptors a deterministic scan's tile policy (either kernel's)
+/// needs for num_items items.
+struct deterministic_descriptors {
+  std::int64_t granules;
+  std::int64_t windows;
+};
+template <class Policy>
+deterministic_descriptors deterministic_descriptor_counts(std::int64_t num_items) {
   const std::int64_t granules = lookahead_tiles<Policy>(num_items) * Policy::granules_per_tile;
-  const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
-  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(granules),
-                     lookahead_status_array<T>::bytes_for(windows)};
+  return {granules, (granules + Policy::window_granules - 1) / Policy::window_granules};
+}
+
+/// Either kernel's temporary storage: the counter, then the granules' descriptors, then the windows'.
+template <class Policy, class T>
+temp_layout deterministic_scan_layout(std::int64_t num_items) {
+  const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
+  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(d.granules),
+                     lookahead_status_array<T>::bytes_for(d.windows)};
 }
 
 /// Runs the deterministic scan of num_items > 0 items on the pipeline, where
-/// deterministic_scan_lookahead_applies, in temporary storage of deterministic_scan_lookahead_layout's
+/// deterministic_scan_lookahead_applies, in temporary storage of deterministic_scan_layout's
 /// size; `d_total` (may be null) receives the total.
 template <class Policy, bool Exclusive, class T, class Init, class Op>
 void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, bool has_start, Op op,
                                   std::int64_t num_items, T* d_total, int max_blocks, cudaStream_t stream) {
-  const std::int64_t granules = lookahead_tiles<Policy>(num_items) * Policy::granules_per_tile;
-  const std::int64_t windows = (granules + Policy::window_granules - 1) / Policy::window_granules;
-  const temp_layout layout = deterministic_scan_lookahead_layout<Policy, T>(num_items);
+  const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
+  const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
   kernel<<<lookahead_grid<Policy, T>(kernel, num_items, max_blocks), Policy::threads,
            lookahead_shared_bytes<Policy, T>(), stream>>>(
       d_in, d_out, num_items, op, init, has_start, d_total,
-      lookahead_status_array<T>(layout.part(d_temp_storage, 1), granules),
-      lookahead_status_array<T>(layout.part(d_temp_storage, 2), windows), layout.part<unsigned>(d_temp_storage, 0));
+      lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
+      lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows), layout.part<unsigned>(d_temp_storage, 0));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 

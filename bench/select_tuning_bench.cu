@@ -1,7 +1,7 @@
-// Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM) on
-// uint32 values in [0, 1000), 2^28 of them (some 2^20 and 2^24 too), 1%, 50% and 99% kept by
-// select_if, for choosing policy::select. Not
-// part of the main table; run with --benchmark_filter=select_tune.
+// Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM;
+// the pipelined kernel's warps, items and stages) on uint32 values in [0, 1000), 2^28 of them (some
+// 2^20 to 2^24 too), 1%, 50% and 99% kept by select_if, for choosing policy::select. Not part of the
+// main table; run with --benchmark_filter=select_tune.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 
@@ -12,8 +12,10 @@ namespace {
 
 using policy::select_config;
 
-template <class Policy>
-void register_policy(const char* label, int percent, std::int64_t n = std::int64_t{1} << 28) {
+/// select_if of 2^log_n uint32 values keeping `percent`, run by run(d_temp, temp_bytes, d_in, selector,
+/// d_out, d_count, n) (temp_bytes: its query's answer).
+template <class Query, class Run>
+void register_run(const char* label, int percent, std::int64_t n, Query query, Run run) {
   const std::string name = std::string(label) + "_" + std::to_string(percent) + "pct";
   register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
     const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
@@ -21,20 +23,46 @@ void register_policy(const char* label, int percent, std::int64_t n = std::int64
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
     const select::predicate_selector<typed::compare_predicate<std::uint32_t>> selector{
         {typed::compare_kind::lt, static_cast<std::uint32_t>(percent * 10)}};
-    std::size_t temp_bytes = 0;
-    select::detail::run_with_policy<Policy, false>(nullptr, temp_bytes, d_in, selector, d_out, d_count, n, stream());
+    std::size_t temp_bytes = query(d_in, selector, d_out, d_count, n);
     void* d_temp = scratch(temp_bytes, 2);
     const double bytes = static_cast<double>(n) * 4.0 * (1.0 + percent / 100.0);
-    time_gpu(state, bytes, n, [&] {
-      select::detail::run_with_policy<Policy, false>(d_temp, temp_bytes, d_in, selector, d_out, d_count, n, stream());
-    });
+    time_gpu(state, bytes, n, [&] { run(d_temp, temp_bytes, d_in, selector, d_out, d_count, n); });
   });
+}
+
+template <class Policy>
+void register_policy(const char* label, int percent, std::int64_t n = std::int64_t{1} << 28) {
+  register_run(
+      label, percent, n,
+      [](auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+        std::size_t bytes = 0;
+        select::detail::run_with_policy<Policy, false>(nullptr, bytes, d_in, selector, d_out, d_count, n, stream());
+        return bytes;
+      },
+      [](void* d_temp, std::size_t& bytes, auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+        select::detail::run_with_policy<Policy, false>(d_temp, bytes, d_in, selector, d_out, d_count, n, stream());
+      });
 }
 
 template <class Policy>
 void register_both(const char* label, std::initializer_list<int> log_sizes = {28}) {
   for (const int log_n : log_sizes)
     for (const int percent : {1, 50, 99}) register_policy<Policy>(label, percent, std::int64_t{1} << log_n);
+}
+
+/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles.
+template <class Policy>
+void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28}) {
+  for (const int log_n : log_sizes)
+    for (const int percent : {1, 50, 99})
+      register_run(
+          label, percent, std::int64_t{1} << log_n,
+          [](auto, auto, auto, auto, std::int64_t n) {
+            return select::detail::select_lookahead_layout<Policy>(n).total();
+          },
+          [](void* d_temp, std::size_t&, auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+            select::detail::select_lookahead<Policy, false>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
+          });
 }
 
 const bool registered = [] {
@@ -73,6 +101,18 @@ const bool registered = [] {
   register_both<select_config<256, 16, true, 1100, 6, 132, 0>>("large_padded_always", {24, 28});
   register_both<select_config<256, 16, true, 1100, 6, 132, 50>>("large_padded_past50", {24, 28});
   register_both<select_config<256, 16, true, 1100, 6, 132, 101>>("large_padded_never", {24, 28});
+  // The pipelined kernel: warps a role x items a thread x stages (la_ rows), beside the look-back
+  // kernel's large and small policies at the same sizes.
+  register_both<policy::select<std::uint32_t>::large>("large", {20, 22});
+  register_both<policy::select<std::uint32_t>::small>("small", {20, 22});
+  using policy::select_lookahead_config;
+  register_pipelined<select_lookahead_config<4, 47, 6>>("la_4x47x6");
+  register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6");
+  register_pipelined<select_lookahead_config<4, 63, 5>>("la_4x63x5");
+  register_pipelined<select_lookahead_config<4, 31, 8>>("la_4x31x8");
+  register_pipelined<select_lookahead_config<8, 23, 6>>("la_8x23x6");
+  register_pipelined<select_lookahead_config<2, 63, 8>>("la_2x63x8");
+  register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
   return true;
 }();
 

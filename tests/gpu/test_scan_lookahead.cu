@@ -24,18 +24,7 @@
 namespace lookback::test {
 namespace {
 
-class scan_lookahead : public gpu_test {
- protected:
-  void SetUp() override {
-    gpu_test::SetUp();
-    if (IsSkipped()) return;
-    int device = 0;
-    int major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
-    if (major < 9) GTEST_SKIP() << "the pipelined scan needs sm_90 or later";
-  }
-};
+class scan_lookahead : public hopper_gpu_test {};
 
 // One warp a role, 7 items a thread, two stages: tiles of 224 items.
 using tiny = policy::scan_lookahead_config<1, 7, 2, 1>;

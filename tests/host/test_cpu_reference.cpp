@@ -13,6 +13,7 @@
 
 #include "io/dtype.hpp"
 #include "typed/compare.hpp"
+#include "typed/select_predicate.hpp"
 #include "typed/typed_ops.hpp"
 
 namespace {
@@ -442,6 +443,38 @@ TEST(CompareReduce, NanOnlyMatchesNan) {
   EXPECT_FALSE(reduce_mismatch(op_kind::sum, in, nan, nan));
   EXPECT_TRUE(reduce_mismatch(op_kind::sum, in, nan, 1.0));
   EXPECT_TRUE(reduce_mismatch(op_kind::sum, std::vector<double>{1.0}, 1.0, nan));
+}
+
+}  // namespace
+
+namespace {
+
+// The compaction's comparison is a table lookup (typed/select_predicate.hpp); every kind against the
+// comparison it stands for, on both sides of the value, equal to it, and NaN (unordered: only ne and
+// nonzero keep it).
+TEST(ComparePredicate, EveryKindAgreesWithItsComparison) {
+  using lookback::typed::compare_kind;
+  using lookback::typed::compare_predicate;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const float x : {-2.0f, 0.0f, -0.0f, 3.0f, 5.0f, 7.5f, nan}) {
+    const float v = 5.0f;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::gt, v}(x)), x > v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::ge, v}(x)), x >= v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::lt, v}(x)), x < v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::le, v}(x)), x <= v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::eq, v}(x)), x == v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::ne, v}(x)), x != v) << x;
+    EXPECT_EQ((compare_predicate<float>{compare_kind::nonzero, 0.0f}(x)), x != 0.0f) << x;
+  }
+  EXPECT_TRUE((compare_predicate<float>{compare_kind::ne, 1.0f}(nan)));
+  EXPECT_FALSE((compare_predicate<float>{compare_kind::eq, nan}(nan)));
+  for (const std::int32_t x : {-7, 0, 4, 5, 6}) {
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::gt, 5}(x)), x > 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::le, 5}(x)), x <= 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::nonzero, 0}(x)), x != 0) << x;
+    // nonzero ignores the value.
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::nonzero, 4}(x)), x != 0) << x;
+  }
 }
 
 }  // namespace

@@ -20,6 +20,20 @@ class gpu_test : public ::testing::Test {
   }
 };
 
+/// For the pipelined kernels (bulk copies, thread-block barriers): skipped below sm_90 too.
+class hopper_gpu_test : public gpu_test {
+ protected:
+  void SetUp() override {
+    gpu_test::SetUp();
+    if (IsSkipped()) return;
+    int device = 0;
+    int major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    if (major < 9) GTEST_SKIP() << "the pipelined kernels need sm_90 or later";
+  }
+};
+
 /// The run's seed: LOOKBACK_TEST_SEED when set, else from std::random_device; printed once.
 std::uint64_t run_seed();
 

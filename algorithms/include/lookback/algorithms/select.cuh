@@ -2,13 +2,15 @@
 // Stream compaction: select_if (a predicate), select_flagged (a flag array, nonzero keeps) and
 // partition (kept items first, in input order, then the rejected ones from the end backwards, as
 // cub::DevicePartition::If places them). Kept items keep their input order. One pass with decoupled
-// look-back (select/select_kernel.cuh); the number kept goes to device memory, so nothing here
-// synchronises the host (selected_count reads it back).
+// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^20 4-byte items, on the scan's
+// look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device memory, so
+// nothing here synchronises the host (selected_count reads it back).
 //
 // Value types: any trivially copyable type of 1, 2, 4, 8 or 16 bytes. Temporary storage as in CUB
 // (null pointer first), or from a stream-ordered allocator in the overloads without it. The output
 // must not overlap the input.
 #include <lookback/algorithms/select/select_kernel.cuh>
+#include <lookback/algorithms/select/select_lookahead.cuh>
 #include <lookback/algorithms/select/select_policy.cuh>
 #include <lookback/algorithms/select/selectors.cuh>
 #include <lookback/primitives/allocator.cuh>
@@ -19,6 +21,7 @@
 #include <lookback/primitives/thread/vector16.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -53,14 +56,37 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
-/// Tiles sized for the wider of the values and the flags (Sized), which share the staging.
+/// Tiles sized for the wider of the values and the flags (Sized), which share the staging; on Hopper
+/// and later, from policy::select<Sized>::lookahead_min_items on, the pipelined kernel where it applies.
 template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
-  lookback::detail::with_size_policy<policy::select<Sized>>(num_items, [&](auto policy) {
-    run_with_policy<decltype(policy), Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
-                                                 d_num_selected, num_items, stream);
-  });
+  using policies = policy::select<Sized>;
+  const auto look_back = [&](void* d_temp, std::size_t& bytes) {
+    lookback::detail::with_size_policy<policies>(num_items, [&](auto policy) {
+      run_with_policy<decltype(policy), Partition>(d_temp, bytes, d_in, selector, d_out, d_num_selected, num_items,
+                                                   stream);
+    });
+  };
+  if constexpr (lookahead_candidate<T>) {
+    using pipelined = select_lookahead_policy<policies, Partition, Selector>;
+    if (num_items >= policies::lookahead_min_items) {
+      // A query answers for either kernel, so that its answer holds whichever the call then takes.
+      const lookback::detail::temp_layout layout = select_lookahead_layout<pipelined>(num_items);
+      if (d_temp_storage == nullptr) {
+        look_back(nullptr, temp_storage_bytes);
+        temp_storage_bytes = std::max(temp_storage_bytes, layout.total());
+        return;
+      }
+      if (select_lookahead_applies<pipelined, Partition>(d_in, selector)) {
+        layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select");
+        select_lookahead<pipelined, Partition>(d_temp_storage, d_in, selector, d_out, d_num_selected, num_items, 0,
+                                               stream);
+        return;
+      }
+    }
+  }
+  look_back(d_temp_storage, temp_storage_bytes);
 }
 
 template <class Flag>

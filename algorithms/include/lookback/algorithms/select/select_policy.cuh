@@ -54,6 +54,31 @@
 //     Partition (which stages every item) always padded, against never: 1% / 50% / 99% 0.867-0.875 -> 0.847-0.849 /
 //     0.825-0.829 -> 0.837 / 0.824-0.827 -> 0.817-0.819 ms. Only 4-byte items were measured; 1- and 2-byte items,
 //     whose padded vectors would be gathered in 16 and 8 loads, stage unpadded.
+//   The pipelined kernel (select/select_lookahead_kernel.cuh; select_lookahead_config: warps a role x
+//     items a thread x stages), select_if of uint32 on an H100 at 2^20 / 2^22 / 2^24 / 2^28, 1% / 50% /
+//     99% kept, ms (the look-back kernel's large policy in the same runs: 0.015-0.016 / 0.023-0.027 /
+//     0.051 / 0.059 / 0.069 / 0.527 / 0.636 / 0.812; CUB 2^24 0.057 / 0.065 / 0.074, 2^28 0.70 / 0.83 /
+//     1.00):
+//     First, a warp deciding 32 items a ballot and storing kept items straight from registers: 4x48x6
+//       2^24 0.127-0.132, 2^28 1.71-1.76 at every fraction; 8x24x6 0.077-0.079 / 0.99-1.00 (ncu: 0.26
+//       issued warps a scheduler, 74% of cycles with none eligible: about 58 instructions for 32 items).
+//     Runs a thread compacted over the stage and copied out in bulk, with the command's comparison as
+//       a switch an item and the selector read from the parameters: 4x47x6 2^24 0.102-0.103, 2^28
+//       1.38-1.40; 8x23x6 0.066-0.070 / 0.82-0.86; byte flags (no comparison) 4x47x6 2^24 0.049 / 0.057
+//       / 0.065, 2^28 0.506 / 0.643 / 0.802.
+//     With the selector copied, the run read before any decision and the comparison a table lookup:
+//       4x47x6 0.012-0.013 / 0.021-0.022 / 0.047 / 0.052 / 0.059 / 0.522 / 0.595 / 0.729; 4x63x6 0.011-
+//       0.013 / 0.021-0.023 / 0.045 / 0.052 / 0.059 / 0.490 / 0.558 / 0.718; 4x63x5 0.012-0.013 / 0.020-
+//       0.023 / 0.045 / 0.053 / 0.062 / 0.490 / 0.590 / 0.743; 4x31x8 0.015-0.016 / 0.024-0.025 / 0.060-
+//       0.065 / 0.72-0.80; 8x23x6 0.012-0.013 / 0.022-0.023 / 0.050 / 0.054 / 0.060 / 0.568 / 0.616 /
+//       0.735; 2x63x8 0.016 / 0.027-0.028 / 0.070-0.071 / 0.93; 4x47x6 with two look-ahead chunks 2^24
+//       0.050-0.061, 2^28 0.567-0.755. Hence 4x63x6 for select_if; 4x47x6 for flags (4x63's stages
+//       and a tile of byte flags beside do not fit a block's shared memory; 2^24 0.048 / 0.056 / 0.065,
+//       2^28 0.515 / 0.644 / 0.803 in the main table, CUB 0.057 / 0.068 / 0.080 and 0.685 / 0.875 /
+//       1.05) and for partition (4x47x6 2^24 0.065, 2^28 0.796 at every fraction; 4x63x6 in the next
+//       run 0.070 and 0.879-0.887, CUB 0.076-0.078 and 1.04-1.06); all from 2^20 items, where they beat
+//       the look-back kernel already. 8-byte items were not measured and keep the look-back kernel.
+#include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -80,6 +105,15 @@ struct select_config {
   static constexpr int initial_delay_ns = InitialDelayNs;
 };
 
+/// Compaction on the look-ahead pipeline for Hopper and later (select/select_lookahead_kernel.cuh)
+/// takes the scan's pipeline shape: `Warps` reduce warps and as many store warps, each thread
+/// `ItemsPerThread` consecutive items of a tile (odd, so a warp's reads of shared memory fall on
+/// distinct banks; at most 64), `Stages` tiles (and their flags) in shared memory at once, the
+/// look-ahead reading `LookaheadChunks` x 32 descriptors a poll and waiting `RetryDelayNs` after a
+/// poll that found nothing new.
+template <int Warps, int ItemsPerThread, int Stages, int LookaheadChunks = 4, int RetryDelayNs = 0>
+using select_lookahead_config = scan_lookahead_config<Warps, ItemsPerThread, Stages, LookaheadChunks, RetryDelayNs>;
+
 /// Large: 4096 items of up to 4 bytes, 2048 of 8, 1024 of 16: 16 KiB tiles, staged in static shared
 /// memory with the tile's flags (tiles are sized for the wider of values and flags), each block
 /// prefetching the input (and flags) of the tile 132 ids ahead, 2 MiB (measured with 4-byte items). Up to
@@ -91,6 +125,13 @@ struct select {
       select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0, 132>;
   using small = std::conditional_t<sizeof(T) <= 4, select_config<384, 16, true, 1100, 4>, large>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
+  /// The pipelined compaction, where it applies (Hopper and later, 4-byte items, aligned input and
+  /// flags, its stages fitting shared memory): from lookahead_min_items on, select_if's tiles of 31.5
+  /// KiB in six stages; select_flagged's and partition's of 23.5 KiB in six (byte flags beside: 29 KiB a
+  /// stage; partition measured faster on them).
+  using lookahead = select_lookahead_config<4, 63, 6>;
+  using lookahead_small_tiles = select_lookahead_config<4, 47, 6>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 20;
 };
 
 }  // namespace lookback::policy

@@ -28,9 +28,10 @@ inline constexpr bool lookahead_candidate =
 template <class T>
 using lookahead_status_array = tile::status_array<T, tile::default_descriptor<T>>;
 
-template <class Policy, class T>
+/// A pipelined kernel's dynamic shared memory: its stages, each a tile of every array it stages.
+template <class Policy, class... Ts>
 constexpr int lookahead_shared_bytes() {
-  return Policy::stages * Policy::tile_items * static_cast<int>(sizeof(T));
+  return Policy::stages * Policy::tile_items * static_cast<int>((sizeof(Ts) + ...));
 }
 
 template <class Policy>
@@ -48,10 +49,10 @@ bool lookahead_applies(Kernel kernel, const T* d_in, const T* d_out) {
 
 /// One block an SM, at most one a tile, and at most `max_blocks` when that is positive (tests use it
 /// to make few blocks go round their stages many times).
-template <class Policy, class T, class Kernel>
-unsigned lookahead_grid(Kernel kernel, std::int64_t num_items, int max_blocks) {
+template <class Policy, class Kernel>
+unsigned lookahead_grid(Kernel kernel, std::int64_t num_items, int shared_bytes, int max_blocks) {
   std::int64_t grid = std::min<std::int64_t>(lookahead_tiles<Policy>(num_items),
-                                             resident_blocks(kernel, Policy::threads, lookahead_shared_bytes<Policy, T>()));
+                                             resident_blocks(kernel, Policy::threads, shared_bytes));
   if (max_blocks > 0) grid = std::min<std::int64_t>(grid, max_blocks);
   return static_cast<unsigned>(grid);
 }
@@ -79,7 +80,7 @@ void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op
   const temp_layout layout = scan_lookahead_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
-  kernel<<<lookahead_grid<Policy, T>(kernel, num_items, max_blocks), Policy::threads,
+  kernel<<<lookahead_grid<Policy>(kernel, num_items, lookahead_shared_bytes<Policy, T>(), max_blocks), Policy::threads,
            lookahead_shared_bytes<Policy, T>(), stream>>>(
       d_in, d_out, num_items, op, init, lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles),
       layout.part<unsigned>(d_temp_storage, 0));
@@ -126,7 +127,7 @@ void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out,
   const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
-  kernel<<<lookahead_grid<Policy, T>(kernel, num_items, max_blocks), Policy::threads,
+  kernel<<<lookahead_grid<Policy>(kernel, num_items, lookahead_shared_bytes<Policy, T>(), max_blocks), Policy::threads,
            lookahead_shared_bytes<Policy, T>(), stream>>>(
       d_in, d_out, num_items, op, init, has_start, d_total,
       lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),

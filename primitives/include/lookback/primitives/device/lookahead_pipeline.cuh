@@ -6,6 +6,7 @@
 // write the results over the items and one of them copies the tile out. Each stage's four barriers mark
 // the hand-overs: loaded, reduced, prefix known, free again.
 #include <lookback/primitives/thread/bulk_copy.cuh>
+#include <lookback/primitives/tile/running_lookahead.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 
 #include <cstdint>
@@ -48,10 +49,13 @@ __device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned r
 }
 
 /// The load role, one thread: for each stage in turn, once it is free, the next tile id and its bulk
-/// copy; past the last tile, the id that stops every role.
-template <int Stages, int TileItems, class Control, class T>
+/// copy (and, given `d_beside`, the same tile of a second array into `stage_beside`: compaction's
+/// flags); past the last tile, the id that stops every role. Stage s's items start StageStride items
+/// into `stage_items` (a kernel may leave room past a tile).
+template <int Stages, int TileItems, int StageStride = TileItems, class Control, class T, class U = unsigned char>
 __device__ __forceinline__ void load_tiles(Control (&ctl)[Stages], T* stage_items, const T* d_in, std::int64_t n,
-                                           unsigned* d_tile_counter) {
+                                           unsigned* d_tile_counter, U* stage_beside = nullptr,
+                                           const U* d_beside = nullptr) {
   const std::int64_t num_tiles = (n + TileItems - 1) / TileItems;
   for (int it = 0;; ++it) {
     const int s = it % Stages;
@@ -65,11 +69,17 @@ __device__ __forceinline__ void load_tiles(Control (&ctl)[Stages], T* stage_item
     }
     const int valid = tile::items_in_tile(tile, TileItems, n);
     const unsigned bulk = bulk_bytes<T>(valid);
-    T* const stage = stage_items + s * TileItems;
+    T* const stage = stage_items + s * StageStride;
     const T* const in = d_in + tile * TileItems;
     for (int i = static_cast<int>(bulk / sizeof(T)); i < valid; ++i) stage[i] = in[i];
-    thread::barrier_arrive_expect_bytes(&c.loaded, bulk);
+    U* const beside = stage_beside + s * TileItems;
+    const U* const in_beside = d_beside != nullptr ? d_beside + tile * TileItems : nullptr;
+    const unsigned bulk_beside = d_beside != nullptr ? bulk_bytes<U>(valid) : 0u;
+    if (d_beside != nullptr)
+      for (int i = static_cast<int>(bulk_beside / sizeof(U)); i < valid; ++i) beside[i] = in_beside[i];
+    thread::barrier_arrive_expect_bytes(&c.loaded, bulk + bulk_beside);
     if (bulk > 0) thread::bulk_load(stage, in, bulk, &c.loaded);
+    if (bulk_beside > 0) thread::bulk_load(beside, in_beside, bulk_beside, &c.loaded);
   }
 }
 
@@ -129,6 +139,24 @@ __device__ __forceinline__ std::int64_t warp_wait_tile(Control (&ctl)[Stages], i
   stage_sync& c = ctl[it % Stages].sync;
   thread::barrier_wait(&c.loaded, (it / Stages) & 1);
   return __shfl_sync(0xffffffffu, (threadIdx.x % 32) == 0 ? c.tile : 0, 0);
+}
+
+/// The look-ahead role, one warp: for each tile in turn, once loaded, its exclusive prefix: `running`
+/// (the aggregates before the block's previous tile) extended by the aggregates published between
+/// (tile/running_lookahead.cuh), handed to the stage's `prefix`; returns at the id past the last tile.
+template <int Chunks, int RetryDelayNs, int Stages, class Control, class T, class Op, class StatusArray>
+__device__ __forceinline__ void lookahead_prefixes(Control (&ctl)[Stages], const StatusArray& tiles,
+                                                   std::int64_t num_tiles, T running, Op op, const T& identity) {
+  std::int64_t next = 0;
+  for (int it = 0;; ++it) {
+    const std::int64_t tile = warp_wait_tile(ctl, it);
+    if (tile >= num_tiles) return;
+    tile::fold_aggregates<Chunks, RetryDelayNs>(tiles, next, tile, running, op, identity);
+    if ((threadIdx.x % 32) == 0) {
+      ctl[it % Stages].prefix = running;
+      thread::barrier_arrive(&ctl[it % Stages].sync.prefix_known);
+    }
+  }
 }
 
 #endif

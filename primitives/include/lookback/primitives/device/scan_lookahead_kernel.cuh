@@ -118,18 +118,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     if (lane == 0) lookahead::load_tiles<stages, tile_items>(ctl, stage_items, d_in, n, d_tile_counter);
   } else {
     // Look-ahead: one warp.
-    T running = lookback::detail::initial_value(init);
-    std::int64_t next = 0;
-    for (int it = 0;; ++it) {
-      control& c = ctl[it % stages];
-      const std::int64_t tile = lookahead::warp_wait_tile(ctl, it);
-      if (tile >= num_tiles) return;
-      tile::fold_aggregates<Policy::lookahead_chunks, Policy::retry_delay_ns>(tiles, next, tile, running, op, identity);
-      if (lane == 0) {
-        c.prefix = running;
-        thread::barrier_arrive(&c.sync.prefix_known);
-      }
-    }
+    lookahead::lookahead_prefixes<Policy::lookahead_chunks, Policy::retry_delay_ns>(
+        ctl, tiles, num_tiles, lookback::detail::initial_value(init), op, identity);
   }
 #else
   __trap();  // the launcher only launches this kernel where it was compiled for sm_90 or later

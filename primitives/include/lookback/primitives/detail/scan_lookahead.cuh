@@ -28,10 +28,10 @@ inline constexpr bool lookahead_candidate =
 template <class T>
 using lookahead_status_array = tile::status_array<T, tile::default_descriptor<T>>;
 
-/// A pipelined kernel's dynamic shared memory: its stages, each a tile of every array it stages.
-template <class Policy, class... Ts>
+/// A pipelined scan's dynamic shared memory: its stages, each a tile of T.
+template <class Policy, class T>
 constexpr int lookahead_shared_bytes() {
-  return Policy::stages * Policy::tile_items * static_cast<int>((sizeof(Ts) + ...));
+  return Policy::stages * Policy::tile_items * static_cast<int>(sizeof(T));
 }
 
 template <class Policy>
@@ -80,8 +80,9 @@ void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op
   const temp_layout layout = scan_lookahead_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
-  kernel<<<lookahead_grid<Policy>(kernel, num_items, lookahead_shared_bytes<Policy, T>(), max_blocks), Policy::threads,
-           lookahead_shared_bytes<Policy, T>(), stream>>>(
+  constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
+  kernel<<<lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks), Policy::threads, shared_bytes,
+           stream>>>(
       d_in, d_out, num_items, op, init, lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles),
       layout.part<unsigned>(d_temp_storage, 0));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
@@ -127,8 +128,9 @@ void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out,
   const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
-  kernel<<<lookahead_grid<Policy>(kernel, num_items, lookahead_shared_bytes<Policy, T>(), max_blocks), Policy::threads,
-           lookahead_shared_bytes<Policy, T>(), stream>>>(
+  constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
+  kernel<<<lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks), Policy::threads, shared_bytes,
+           stream>>>(
       d_in, d_out, num_items, op, init, has_start, d_total,
       lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
       lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows), layout.part<unsigned>(d_temp_storage, 0));

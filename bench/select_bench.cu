@@ -15,12 +15,6 @@
 namespace lookback::bench {
 namespace {
 
-__global__ void flags_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold,
-                            std::uint8_t* d_flags) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x)
-    d_flags[i] = d_values[i] < threshold ? 1 : 0;
-}
-
 struct nonzero_flag {
   __device__ bool operator()(std::uint8_t f) const { return f != 0; }
 };
@@ -35,11 +29,8 @@ void register_case(bool flagged, int percent, impl which, std::int64_t n) {
     const auto threshold = static_cast<std::uint32_t>(percent * 10);
     auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
-    auto* d_flags = static_cast<std::uint8_t*>(scratch(static_cast<std::size_t>(n), 3));
-    if (flagged) {
-      flags_below<<<1024, 256, 0, stream()>>>(d_in, n, threshold, d_flags);
-      LOOKBACK_CUDA_TRY(cudaGetLastError());
-    }
+    const std::uint8_t* d_flags =
+        flagged ? flags_below(d_in, n, threshold, 3) : static_cast<std::uint8_t*>(scratch(1, 3));
     typed::select_spec spec{io::dtype::uint32, flagged, typed::compare_kind::lt, {}};
     spec.value = *typed::parse_scalar(io::dtype::uint32, std::to_string(threshold));
     // Bytes moved: the values (and flags) read, the kept values written.

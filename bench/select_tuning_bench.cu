@@ -50,19 +50,50 @@ void register_both(const char* label, std::initializer_list<int> log_sizes = {28
     for (const int percent : {1, 50, 99}) register_policy<Policy>(label, percent, std::int64_t{1} << log_n);
 }
 
-/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles.
+/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles, selecting by value
+/// (select_if), by byte flags (select_flagged: "flags_" rows) or partitioning ("partition_" rows).
+enum class pipelined_op { select_if, select_flagged, partition };
+
 template <class Policy>
-void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28}) {
+void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28},
+                        pipelined_op op = pipelined_op::select_if) {
+  const std::string prefix = op == pipelined_op::select_flagged ? "flags_" : op == pipelined_op::partition ? "partition_" : "";
   for (const int log_n : log_sizes)
-    for (const int percent : {1, 50, 99})
-      register_run(
-          label, percent, std::int64_t{1} << log_n,
-          [](auto, auto, auto, auto, std::int64_t n) {
-            return select::detail::select_lookahead_layout<Policy>(n).total();
-          },
-          [](void* d_temp, std::size_t&, auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+    for (const int percent : {1, 50, 99}) {
+      const std::int64_t n = std::int64_t{1} << log_n;
+      const std::string name = prefix + label + "_" + std::to_string(percent) + "pct";
+      register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
+        const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
+        auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+        auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
+        void* d_temp = scratch(select::detail::select_lookahead_layout<Policy>(n).total(), 2);
+        const auto threshold = static_cast<std::uint32_t>(percent * 10);
+        const double kept_bytes = static_cast<double>(n) * 4.0 * (op == pipelined_op::partition ? 1.0 : percent / 100.0);
+        const double bytes = static_cast<double>(n) * (op == pipelined_op::select_flagged ? 5.0 : 4.0) + kept_bytes;
+        if (op == pipelined_op::select_flagged) {
+          const select::flags_selector<std::uint8_t> selector{flags_below(d_in, n, threshold, 3), true};
+          if (!select::detail::select_lookahead_applies<Policy, false>(d_in, selector))
+            return state.SkipWithError("the stages do not fit a block's shared memory");
+          time_gpu(state, bytes, n, [&] {
             select::detail::select_lookahead<Policy, false>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
           });
+          return;
+        }
+        const select::predicate_selector<typed::compare_predicate<std::uint32_t>> selector{
+            {typed::compare_kind::lt, threshold}};
+        const bool fits = op == pipelined_op::partition
+                              ? select::detail::select_lookahead_applies<Policy, true>(d_in, selector)
+                              : select::detail::select_lookahead_applies<Policy, false>(d_in, selector);
+        if (!fits)
+          return state.SkipWithError("the stages do not fit a block's shared memory");
+        time_gpu(state, bytes, n, [&] {
+          if (op == pipelined_op::partition)
+            select::detail::select_lookahead<Policy, true>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
+          else
+            select::detail::select_lookahead<Policy, false>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
+        });
+      });
+    }
 }
 
 const bool registered = [] {
@@ -113,6 +144,14 @@ const bool registered = [] {
   register_pipelined<select_lookahead_config<8, 23, 6>>("la_8x23x6");
   register_pipelined<select_lookahead_config<2, 63, 8>>("la_2x63x8");
   register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
+  // select_flagged's and partition's tiles (policy::select<T>::lookahead_small_tiles), at 2^16 too.
+  for (const auto op : {pipelined_op::select_flagged, pipelined_op::partition}) {
+    register_pipelined<select_lookahead_config<4, 47, 6>>("la_4x47x6", {16, 20, 24, 28}, op);
+    register_pipelined<select_lookahead_config<4, 55, 6>>("la_4x55x6", {16, 20, 24, 28}, op);
+    register_pipelined<select_lookahead_config<4, 63, 5>>("la_4x63x5", {16, 20, 24, 28}, op);
+    register_pipelined<select_lookahead_config<4, 39, 8>>("la_4x39x8", {16, 20, 24, 28}, op);
+    register_pipelined<select_lookahead_config<4, 31, 6>>("la_4x31x6", {16, 20, 24, 28}, op);
+  }
   return true;
 }();
 

@@ -30,6 +30,10 @@ const void* random_input(io::dtype type, std::int64_t n, spread how = spread::sm
 /// A device scratch array of at least `bytes`, reused.
 void* scratch(std::size_t bytes, int slot);
 
+/// Compaction's byte flags in scratch `slot`: 1 where d_values[i] < threshold, else 0 (ordered on the
+/// benchmarks' stream).
+const std::uint8_t* flags_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold, int slot);
+
 /// Times `work` with CUDA events, one warm-up call first; reports bytes and items per second.
 template <class Work>
 void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, Work&& work) {

@@ -24,6 +24,15 @@
 //    l2_prefetch.cuh, one bulk prefetch a row, which took the 1D scan to 95% of a memcpy), H100 at
 //    8192^2: 0.259 / 0.275 / 0.302 ms against 0.237 (4096^2 0.077 / 0.079 / 0.082 against 0.072). Not
 //    kept: 64 prefetches by one thread before the block starts, and rows 32 KiB apart.
+//  - Resident blocks that take tile after tile and load the next by cp.async into shared memory while
+//    they resolve the current (H100, 8192^2, one run, memcpy 0.183 ms; a tile a block: 64 x 128 at
+//    four blocks 0.222 with a 200 ns first wait, 0.221 with 500, at three blocks 0.232). With the
+//    next tiles' ids taken a round ahead (a ring of two or three stages): 0.825 / 1.71 ms, every tile
+//    waiting on predecessors that sat unpublished in another block's queue. With the next tile taken
+//    mid-round, by the warps not looking back along rows once the current tile had published its row
+//    totals: 64 x 128 at three / two blocks 0.273 / 0.295, 32 x 256 at three 0.272, 32 x 128 of four
+//    warps 0.285, 128 x 128 at one 0.315. The look-backs, not the loads, bound a tile a block, and
+//    fewer resident blocks hide less of them. Not kept.
 #include <type_traits>
 
 namespace lookback::policy {

@@ -144,13 +144,16 @@ const bool registered = [] {
   register_pipelined<select_lookahead_config<8, 23, 6>>("la_8x23x6");
   register_pipelined<select_lookahead_config<2, 63, 8>>("la_2x63x8");
   register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
-  // select_flagged's and partition's tiles (policy::select<T>::lookahead_small_tiles), at 2^16 too.
+  // select_flagged's and partition's tiles (policy::select<T>::lookahead_flags, lookahead_partition),
+  // and select_if's at 2^16.
+  register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6", {16});
   for (const auto op : {pipelined_op::select_flagged, pipelined_op::partition}) {
     register_pipelined<select_lookahead_config<4, 47, 6>>("la_4x47x6", {16, 20, 24, 28}, op);
     register_pipelined<select_lookahead_config<4, 55, 6>>("la_4x55x6", {16, 20, 24, 28}, op);
     register_pipelined<select_lookahead_config<4, 63, 5>>("la_4x63x5", {16, 20, 24, 28}, op);
     register_pipelined<select_lookahead_config<4, 39, 8>>("la_4x39x8", {16, 20, 24, 28}, op);
     register_pipelined<select_lookahead_config<4, 31, 6>>("la_4x31x6", {16, 20, 24, 28}, op);
+    register_pipelined<select_lookahead_config<4, 47, 5>>("la_4x47x5", {16, 20, 24, 28}, op);
   }
   return true;
 }();

@@ -379,13 +379,14 @@ TEST_F(select_lookahead, wide_runs_8_byte_items) { check_pipelined<wide_pipeline
 
 TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
   // Below lookahead_min_items the look-back kernel; from it on the pipelined one (4-byte items), here
-  // around its tiles: select_if's and, smaller, the flags' and partition's.
+  // around its tiles: select_if's, the flags' and partition's.
   const auto check = [&](auto type) {
     using T = decltype(type);
     using p = policy::select<T>;
     const std::int64_t min_n = p::lookahead_min_items;
     std::vector<std::int64_t> sizes{min_n - 1, min_n};
-    for (const std::int64_t tile : {p::lookahead::tile_items, p::lookahead_small_tiles::tile_items}) {
+    for (const std::int64_t tile :
+         {p::lookahead::tile_items, p::lookahead_flags::tile_items, p::lookahead_partition::tile_items}) {
       const std::int64_t whole = (min_n + tile - 1) / tile * tile;
       for (const std::int64_t n : {whole - 1, whole, whole + 1, whole + 7 * tile + 3}) sizes.push_back(n);
     }

@@ -17,11 +17,13 @@ namespace lookback::select::detail {
 template <class T>
 inline constexpr bool lookahead_candidate = sizeof(T) == 4;
 
-/// The pipelined policy: smaller tiles for flags (so that they fit beside) and for partition.
+/// The pipelined policy: tiles of its own for partition, and for flags (fewer stages, so that they fit
+/// beside).
 template <class Policies, bool Partition, class Selector>
-using select_lookahead_policy =
-    std::conditional_t<Partition || device::staged_flags<Selector>::present, typename Policies::lookahead_small_tiles,
-                       typename Policies::lookahead>;
+using select_lookahead_policy = std::conditional_t<
+    Partition, typename Policies::lookahead_partition,
+    std::conditional_t<device::staged_flags<Selector>::present, typename Policies::lookahead_flags,
+                       typename Policies::lookahead>>;
 
 template <class Policy, bool Partition, class T, class Selector>
 inline constexpr auto select_lookahead_kernel_for =

@@ -78,6 +78,15 @@
 //       1.05) and for partition (4x47x6 2^24 0.065, 2^28 0.796 at every fraction; 4x63x6 in the next
 //       run 0.070 and 0.879-0.887, CUB 0.076-0.078 and 1.04-1.06); all from 2^20 items, where they beat
 //       the look-back kernel already. 8-byte items were not measured and keep the look-back kernel.
+//     select_flagged and partition on tiles of their own (bench/select_tuning_bench.cu's flags_ and
+//       partition_ rows), H100, 2^16 / 2^20 / 2^24 / 2^28, 1% / 50% / 99% kept, ms, against CUB in the
+//       same run: flags 4x47x6 2^24 0.049 / 0.058 / 0.066, 2^28 0.516 / 0.647 / 0.808; 4x55x6 0.050 /
+//       0.057 / 0.066, 0.505 / 0.637 / 0.805; 4x63x5 0.047 / 0.057 / 0.067, 0.473 / 0.635 / 0.811;
+//       4x39x8 0.055 / 0.060 / 0.068, 0.570 / 0.671 / 0.814; 4x31x6 0.058 / 0.063 / 0.073, 0.677 /
+//       0.749 / 0.866 (CUB 0.059 / 0.071 / 0.081, 0.694 / 0.881 / 1.06). Hence 4x63x5 for flags
+//       (1% kept at 2^24: 1.26x CUB where 4x47x6 gave 1.20x). At 2^16 and 2^20 every shape but 4x31x6
+//       beat the look-back kernel (flags 2^16 0.011 against 0.012-0.014; partition 4x47x6 2^16 0.012-0.013
+//       against 0.013-0.015), so the pipeline starts at 2^16.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -127,11 +136,12 @@ struct select {
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
   /// The pipelined compaction, where it applies (Hopper and later, 4-byte items, aligned input and
   /// flags, its stages fitting shared memory): from lookahead_min_items on, select_if's tiles of 31.5
-  /// KiB in six stages; select_flagged's and partition's of 23.5 KiB in six (byte flags beside: 29 KiB a
-  /// stage; partition measured faster on them).
+  /// KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags beside: 39 KiB a stage);
+  /// partition's of 23.5 KiB in six (measured faster than larger ones).
   using lookahead = select_lookahead_config<4, 63, 6>;
-  using lookahead_small_tiles = select_lookahead_config<4, 47, 6>;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 20;
+  using lookahead_flags = select_lookahead_config<4, 63, 5>;
+  using lookahead_partition = select_lookahead_config<4, 47, 6>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
 };
 
 }  // namespace lookback::policy

@@ -86,7 +86,12 @@
 //       0.749 / 0.866 (CUB 0.059 / 0.071 / 0.081, 0.694 / 0.881 / 1.06). Hence 4x63x5 for flags
 //       (1% kept at 2^24: 1.26x CUB where 4x47x6 gave 1.20x). At 2^16 and 2^20 every shape but 4x31x6
 //       beat the look-back kernel (flags 2^16 0.011 against 0.012-0.014; partition 4x47x6 2^16 0.012-0.013
-//       against 0.013-0.015), so the pipeline starts at 2^16.
+//       against 0.013-0.015), so the pipeline starts at 2^16. H200, one run (CUB 2^24 0.054 / 0.061 /
+//       0.068, 2^28 0.644 / 0.770 / 0.878): flags 4x63x5 2^24 0.041 / 0.046 / 0.054, 2^28 0.404 / 0.485 /
+//       0.612; 4x47x6 0.044 / 0.049 / 0.054, 0.486 / 0.535 / 0.623. Partition (CUB 2^24 0.068, 2^28
+//       0.887-0.900 at every fraction): 4x47x6 0.062, 0.773; 4x47x5 0.063, 0.787-0.792; 4x55x6 0.067-
+//       0.068, 0.865-0.869; 4x63x5 0.068, 0.869-0.870; 4x39x8 0.063, 0.752-0.755; 4x31x6 0.067, 0.834-
+//       0.853. Partition keeps 4x47x6: 4x39x8's 3% at 2^28 on the H200 is not measured on the H100.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

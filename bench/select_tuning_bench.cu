@@ -1,7 +1,8 @@
 // Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM;
 // the pipelined kernel's warps, items and stages) on uint32 values in [0, 1000), 2^28 of them (some
-// 2^20 to 2^24 too), 1%, 50% and 99% kept by select_if, for choosing policy::select. Not part of the
-// main table; run with --benchmark_filter=select_tune.
+// 2^16 to 2^24 too), 1%, 50% and 99% kept by select_if (and, on the pipelined kernel's tiles, by
+// select_flagged and partition), for choosing policy::select. Not part of the main table; run with
+// --benchmark_filter=select_tune.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 

@@ -8,34 +8,51 @@
 
 #include <lookback/algorithms/select.cuh>
 
+#include <optional>
+
 namespace lookback::bench {
 namespace {
 
 using policy::select_config;
 
-/// select_if of 2^log_n uint32 values keeping `percent`, run by run(d_temp, temp_bytes, d_in, selector,
-/// d_out, d_count, n) (temp_bytes: its query's answer).
-template <class Query, class Run>
+/// What a row does with the values: select_if by value, select_flagged by byte flags drawn the same way
+/// ("flags_" rows), partition ("partition_" rows).
+enum class compaction { select_if, select_flagged, partition };
+
+/// A row of n uint32 values keeping `percent`: query(d_in, selector, d_out, d_count, n) answers the
+/// temporary bytes (none: the policy does not fit this device), run(d_temp, temp_bytes, d_in, selector,
+/// d_out, d_count, n) does the work.
+template <compaction Op, class Query, class Run>
 void register_run(const char* label, int percent, std::int64_t n, Query query, Run run) {
-  const std::string name = std::string(label) + "_" + std::to_string(percent) + "pct";
+  const char* prefix = Op == compaction::select_flagged ? "flags_" : Op == compaction::partition ? "partition_" : "";
+  const std::string name = std::string(prefix) + label + "_" + std::to_string(percent) + "pct";
   register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
     const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
     auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
-    const select::predicate_selector<typed::compare_predicate<std::uint32_t>> selector{
-        {typed::compare_kind::lt, static_cast<std::uint32_t>(percent * 10)}};
-    std::size_t temp_bytes = query(d_in, selector, d_out, d_count, n);
+    const auto threshold = static_cast<std::uint32_t>(percent * 10);
+    const auto selector = [&] {
+      if constexpr (Op == compaction::select_flagged)
+        return select::flags_selector<std::uint8_t>{flags_below(d_in, n, threshold, 3), true};
+      else
+        return select::predicate_selector<typed::compare_predicate<std::uint32_t>>{{typed::compare_kind::lt, threshold}};
+    }();
+    const std::optional<std::size_t> answer = query(d_in, selector, d_out, d_count, n);
+    if (!answer) return state.SkipWithError("the stages do not fit a block's shared memory");
+    std::size_t temp_bytes = *answer;
     void* d_temp = scratch(temp_bytes, 2);
-    const double bytes = static_cast<double>(n) * 4.0 * (1.0 + percent / 100.0);
+    // Bytes moved: the values (and flags) read, the kept values (partition: every value) written.
+    const double kept = Op == compaction::partition ? 1.0 : percent / 100.0;
+    const double bytes = static_cast<double>(n) * ((Op == compaction::select_flagged ? 5.0 : 4.0) + 4.0 * kept);
     time_gpu(state, bytes, n, [&] { run(d_temp, temp_bytes, d_in, selector, d_out, d_count, n); });
   });
 }
 
 template <class Policy>
 void register_policy(const char* label, int percent, std::int64_t n = std::int64_t{1} << 28) {
-  register_run(
+  register_run<compaction::select_if>(
       label, percent, n,
-      [](auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+      [](auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) -> std::optional<std::size_t> {
         std::size_t bytes = 0;
         select::detail::run_with_policy<Policy, false>(nullptr, bytes, d_in, selector, d_out, d_count, n, stream());
         return bytes;
@@ -51,50 +68,35 @@ void register_both(const char* label, std::initializer_list<int> log_sizes = {28
     for (const int percent : {1, 50, 99}) register_policy<Policy>(label, percent, std::int64_t{1} << log_n);
 }
 
-/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles, selecting by value
-/// (select_if), by byte flags (select_flagged: "flags_" rows) or partitioning ("partition_" rows).
-enum class pipelined_op { select_if, select_flagged, partition };
-
-template <class Policy>
-void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28},
-                        pipelined_op op = pipelined_op::select_if) {
-  const std::string prefix = op == pipelined_op::select_flagged ? "flags_" : op == pipelined_op::partition ? "partition_" : "";
+/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles.
+template <class Policy, compaction Op = compaction::select_if>
+void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28}) {
   for (const int log_n : log_sizes)
-    for (const int percent : {1, 50, 99}) {
-      const std::int64_t n = std::int64_t{1} << log_n;
-      const std::string name = prefix + label + "_" + std::to_string(percent) + "pct";
-      register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
-        const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
-        auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
-        auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
-        void* d_temp = scratch(select::detail::select_lookahead_layout<Policy>(n).total(), 2);
-        const auto threshold = static_cast<std::uint32_t>(percent * 10);
-        const double kept_bytes = static_cast<double>(n) * 4.0 * (op == pipelined_op::partition ? 1.0 : percent / 100.0);
-        const double bytes = static_cast<double>(n) * (op == pipelined_op::select_flagged ? 5.0 : 4.0) + kept_bytes;
-        if (op == pipelined_op::select_flagged) {
-          const select::flags_selector<std::uint8_t> selector{flags_below(d_in, n, threshold, 3), true};
-          if (!select::detail::select_lookahead_applies<Policy, false>(d_in, selector))
-            return state.SkipWithError("the stages do not fit a block's shared memory");
-          time_gpu(state, bytes, n, [&] {
-            select::detail::select_lookahead<Policy, false>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
+    for (const int percent : {1, 50, 99})
+      register_run<Op>(
+          label, percent, std::int64_t{1} << log_n,
+          [](auto d_in, auto selector, auto, auto, std::int64_t n) -> std::optional<std::size_t> {
+            if (!select::detail::select_lookahead_applies<Policy, Op == compaction::partition>(d_in, selector))
+              return std::nullopt;
+            return select::detail::select_lookahead_layout<Policy>(n).total();
+          },
+          [](void* d_temp, std::size_t&, auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+            select::detail::select_lookahead<Policy, Op == compaction::partition>(d_temp, d_in, selector, d_out,
+                                                                               d_count, n, 0, stream());
           });
-          return;
-        }
-        const select::predicate_selector<typed::compare_predicate<std::uint32_t>> selector{
-            {typed::compare_kind::lt, threshold}};
-        const bool fits = op == pipelined_op::partition
-                              ? select::detail::select_lookahead_applies<Policy, true>(d_in, selector)
-                              : select::detail::select_lookahead_applies<Policy, false>(d_in, selector);
-        if (!fits)
-          return state.SkipWithError("the stages do not fit a block's shared memory");
-        time_gpu(state, bytes, n, [&] {
-          if (op == pipelined_op::partition)
-            select::detail::select_lookahead<Policy, true>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
-          else
-            select::detail::select_lookahead<Policy, false>(d_temp, d_in, selector, d_out, d_count, n, 0, stream());
-        });
-      });
-    }
+}
+
+/// select_flagged's or partition's candidate tiles (policy::select<T>::lookahead_flags,
+/// lookahead_partition), from 2^16 items.
+template <compaction Op>
+void register_small_tile_shapes() {
+  using policy::select_lookahead_config;
+  register_pipelined<select_lookahead_config<4, 47, 6>, Op>("la_4x47x6", {16, 20, 24, 28});
+  register_pipelined<select_lookahead_config<4, 55, 6>, Op>("la_4x55x6", {16, 20, 24, 28});
+  register_pipelined<select_lookahead_config<4, 63, 5>, Op>("la_4x63x5", {16, 20, 24, 28});
+  register_pipelined<select_lookahead_config<4, 39, 8>, Op>("la_4x39x8", {16, 20, 24, 28});
+  register_pipelined<select_lookahead_config<4, 31, 6>, Op>("la_4x31x6", {16, 20, 24, 28});
+  register_pipelined<select_lookahead_config<4, 47, 5>, Op>("la_4x47x5", {16, 20, 24, 28});
 }
 
 const bool registered = [] {
@@ -145,17 +147,10 @@ const bool registered = [] {
   register_pipelined<select_lookahead_config<8, 23, 6>>("la_8x23x6");
   register_pipelined<select_lookahead_config<2, 63, 8>>("la_2x63x8");
   register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
-  // select_flagged's and partition's tiles (policy::select<T>::lookahead_flags, lookahead_partition),
-  // and select_if's at 2^16.
+  // select_if's tiles at 2^16, and select_flagged's and partition's.
   register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6", {16});
-  for (const auto op : {pipelined_op::select_flagged, pipelined_op::partition}) {
-    register_pipelined<select_lookahead_config<4, 47, 6>>("la_4x47x6", {16, 20, 24, 28}, op);
-    register_pipelined<select_lookahead_config<4, 55, 6>>("la_4x55x6", {16, 20, 24, 28}, op);
-    register_pipelined<select_lookahead_config<4, 63, 5>>("la_4x63x5", {16, 20, 24, 28}, op);
-    register_pipelined<select_lookahead_config<4, 39, 8>>("la_4x39x8", {16, 20, 24, 28}, op);
-    register_pipelined<select_lookahead_config<4, 31, 6>>("la_4x31x6", {16, 20, 24, 28}, op);
-    register_pipelined<select_lookahead_config<4, 47, 5>>("la_4x47x5", {16, 20, 24, 28}, op);
-  }
+  register_small_tile_shapes<compaction::select_flagged>();
+  register_small_tile_shapes<compaction::partition>();
   return true;
 }();
 

@@ -344,6 +344,62 @@ void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool 
   });
 }
 
+/// The two steps of the partition-first sort that docs/distributed.md sketches, from today's pieces, to
+/// bound it before it is built: (1) each rank's slice partitioned by the keys' top 8 bits in `chunks`
+/// chunks (a one-pass sort of bits [24, 32) of each chunk) on the work stream, each chunk's runs for
+/// the other ranks sent on the exchange stream as soon as it is partitioned (uniform keys: rank j's
+/// buckets hold the chunk's j-th share); (2) with `low_passes`, the rank's keys then sorted by bits
+/// [0, 24), the three passes the design's segmented passes would make. Keys are not where the design
+/// would put them, so only the times mean anything; the rank's own runs are not copied.
+void partition_bound_bench(benchmark::State& state, int gpus, std::int64_t total, int chunks, bool low_passes) {
+  gpu_group& group = group_of(gpus);
+  std::vector<device_buffer<std::uint32_t>> in(static_cast<std::size_t>(gpus)), parted(static_cast<std::size_t>(gpus)),
+      recv(static_cast<std::size_t>(gpus)), low(static_cast<std::size_t>(gpus));
+  const std::int64_t chunk_cap = ((total + gpus - 1) / gpus + chunks - 1) / chunks;
+  // Each run received from a 16-byte boundary: NCCL moved runs 4 bytes off one at 136 GB/s, not 307.
+  const std::int64_t peer_cap = (chunk_cap / gpus + 1 + 3) / 4 * 4;
+  group.run([&](gpu_rank& rank) {
+    const slice s = slice_of(rank, total);
+    in[slot(rank)] = random_slice<std::uint32_t>(rank, s.count, s.first, 7);
+    parted[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
+    recv[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(chunks * peer_cap * gpus), rank.stream);
+    if (low_passes) low[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
+  });
+  const auto share = [](std::int64_t m, int p, int j) { return dist::share_begin(m, p, j + 1) - dist::share_begin(m, p, j); };
+  time_group(state, group, total, [&](gpu_rank& rank) {
+    const int p = rank.comm->size(), r = rank.comm->rank();
+    const std::int64_t n = slice_of(rank, total).count;
+    const std::uint32_t* keys = in[slot(rank)].data();
+    std::uint32_t* out = parted[slot(rank)].data();
+    const auto none = static_cast<const dist::no_values*>(nullptr);
+    std::vector<std::int64_t> send_counts(static_cast<std::size_t>(p)), send_offsets(send_counts),
+        recv_counts(send_counts), recv_offsets(send_counts);
+    for (int c = 0; c < chunks; ++c) {
+      const std::int64_t begin = std::min(n, c * chunk_cap), end = std::min(n, (c + 1) * chunk_cap);
+      rank.backend->sort<false>(keys + begin, out + begin, none, static_cast<dist::no_values*>(nullptr), end - begin,
+                                24, 32);
+      rank.backend->exchange_waits_for_work();
+      for (int j = 0; j < p; ++j) {
+        const auto u = static_cast<std::size_t>(j);
+        // Rank j's chunk c is as long as this one, give or take an item: slices differ by at most one.
+        send_counts[u] = j == r ? 0 : share(end - begin, p, j);
+        send_offsets[u] = begin + dist::share_begin(end - begin, p, j);
+        recv_counts[u] = j == r ? 0 : std::min(share(end - begin, p, r), peer_cap);
+        recv_offsets[u] = (c * p + j) * peer_cap;
+      }
+      rank.comm->alltoallv(out, send_counts.data(), send_offsets.data(), recv[slot(rank)].data(), recv_counts.data(),
+                           recv_offsets.data(), sizeof(std::uint32_t), rank.backend->exchange_stream());
+    }
+    rank.backend->work_waits_for_exchange();
+    if (low_passes)
+      rank.backend->sort<false>(out, low[slot(rank)].data(), none, static_cast<dist::no_values*>(nullptr), n, 0, 24);
+  });
+  group.run([&](gpu_rank& rank) {
+    for (auto* b : {&in, &parted, &recv, &low}) (*b)[slot(rank)] = device_buffer<std::uint32_t>();
+  });
+}
+
 constexpr std::int64_t strong_total = std::int64_t{1} << 30;
 constexpr std::int64_t weak_per_gpu = std::int64_t{1} << 29;
 
@@ -388,6 +444,13 @@ void register_all(int available) {
     add(row("dist_sort_local", "uint32", g, strong_total),
         [g](benchmark::State& s) { local_sort_bench(s, g, strong_total); });
     add(row("dist_merge", "uint32", g, strong_total), [g](benchmark::State& s) { merge_bench(s, g, strong_total); });
+    add(row("dist_sort_low24", "uint32", g, strong_total), [g](benchmark::State& s) {
+      per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, -1, [](gpu_rank& r, const std::uint32_t* in,
+                                                                             std::uint32_t* out, std::int64_t n) {
+        r.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr),
+                               static_cast<dist::no_values*>(nullptr), n, 0, 24);
+      });
+    });
     add(row("dist_histogram256", "uint32", g, strong_total), [g](benchmark::State& s) {
       per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, 256, [](gpu_rank& r, const std::uint32_t* in,
                                                                               std::uint32_t* out, std::int64_t n) {
@@ -409,6 +472,16 @@ void register_all(int available) {
           [g](benchmark::State& s) { alltoall_bench(s, g, strong_total, false, true); });
       add(row("dist_splitters", "uint32", g, strong_total),
           [g](benchmark::State& s) { splitters_bench(s, g, strong_total); });
+      // The partition-first design's bound (partition_bound_bench): its first step alone in 1 to 8 chunks,
+      // and with the three low passes after it.
+      for (int chunks : {1, 2, 4, 8})
+        add(row(("dist_bound_partition_exchange" + std::to_string(chunks)).c_str(), "uint32", g, strong_total),
+            [g, chunks](benchmark::State& s) { partition_bound_bench(s, g, strong_total, chunks, false); });
+      for (int chunks : {2, 4})
+        add(row(("dist_bound_partition_first" + std::to_string(chunks)).c_str(), "uint32", g, strong_total),
+            [g, chunks](benchmark::State& s) { partition_bound_bench(s, g, strong_total, chunks, true); });
+      add(row("dist_bound_partition_first4_weak", "uint32", g, weak_per_gpu * g),
+          [g](benchmark::State& s) { partition_bound_bench(s, g, weak_per_gpu * g, 4, true); });
       for (int parts : {1, 2, 4, 8, 16})  // the sort's exchange in parts (detail::exchange_parts)
         add(row(("dist_sort_keys_parts" + std::to_string(parts)).c_str(), "uint32", g, strong_total),
             [g, parts](benchmark::State& s) { sort_bench<std::uint32_t, dist::no_values>(s, g, strong_total, parts); });

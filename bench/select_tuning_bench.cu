@@ -97,6 +97,8 @@ void register_small_tile_shapes() {
   register_pipelined<select_lookahead_config<4, 39, 8>, Op>("la_4x39x8", {16, 20, 24, 28});
   register_pipelined<select_lookahead_config<4, 31, 6>, Op>("la_4x31x6", {16, 20, 24, 28});
   register_pipelined<select_lookahead_config<4, 47, 5>, Op>("la_4x47x5", {16, 20, 24, 28});
+  // Smaller stages, three blocks an SM.
+  register_pipelined<select_lookahead_config<4, 23, 6>, Op>("la_4x23x6", {20, 24, 28});
 }
 
 const bool registered = [] {

@@ -91,7 +91,11 @@
 //       0.612; 4x47x6 0.044 / 0.049 / 0.054, 0.486 / 0.535 / 0.623. Partition (CUB 2^24 0.068, 2^28
 //       0.887-0.900 at every fraction): 4x47x6 0.062, 0.773; 4x47x5 0.063, 0.787-0.792; 4x55x6 0.067-
 //       0.068, 0.865-0.869; 4x63x5 0.068, 0.869-0.870; 4x39x8 0.063, 0.752-0.755; 4x31x6 0.067, 0.834-
-//       0.853. Partition keeps 4x47x6: 4x39x8's 3% at 2^28 on the H200 is not measured on the H100.
+//       0.853. On the H100, one run, 2^16 / 2^20 / 2^24 / 2^28 at 1% / 50% / 99% kept (CUB 0.013-0.014 /
+//       0.016-0.018 / 0.077-0.079 / 1.04-1.05): 4x47x6 0.012 / 0.015-0.016 / 0.065-0.066 / 0.793-0.796;
+//       4x39x8 0.012-0.013 / 0.014-0.015 / 0.065 / 0.780-0.782; 4x23x6 (three blocks an SM) 2^20 0.018-
+//       0.019, 2^24 0.081, 2^28 1.07. Hence 4x39x8 for partition: level at 2^24, 2-3% faster at 2^28 on
+//       both GPUs.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -142,10 +146,10 @@ struct select {
   /// The pipelined compaction, where it applies (Hopper and later, 4-byte items, aligned input and
   /// flags, its stages fitting shared memory): from lookahead_min_items on, select_if's tiles of 31.5
   /// KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags beside: 39 KiB a stage);
-  /// partition's of 23.5 KiB in six (measured faster than larger ones).
+  /// partition's of 19.5 KiB in eight (measured faster than larger ones).
   using lookahead = select_lookahead_config<4, 63, 6>;
   using lookahead_flags = select_lookahead_config<4, 63, 5>;
-  using lookahead_partition = select_lookahead_config<4, 47, 6>;
+  using lookahead_partition = select_lookahead_config<4, 39, 8>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
 };
 

@@ -1,7 +1,7 @@
-// Stream compaction of uint32 values in [0, 1000): lookback's select_if and select_flagged beside
-// cub::DeviceSelect::If / Flagged, thrust::copy_if and a device memcpy of the input, with 1%, 50% and
-// 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way); partition beside
-// cub::DevicePartition::If.
+// Stream compaction of uint32 and uint64 values in [0, 1000): lookback's select_if and select_flagged
+// beside cub::DeviceSelect::If / Flagged, thrust::copy_if (uint32) and a device memcpy of the input,
+// with 1%, 50% and 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way);
+// partition beside cub::DevicePartition::If.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 
@@ -22,30 +22,33 @@ struct nonzero_flag {
 enum class impl { lookback, cub, thrust };
 const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
 
+template <class T>
 void register_case(bool flagged, int percent, impl which, std::int64_t n) {
+  constexpr io::dtype type = io::dtype_of<T>();
   const std::string op = std::string(flagged ? "select_flagged_" : "select_if_") + std::to_string(percent) + "pct";
-  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), io::dtype::uint32, n), [=](benchmark::State& state) {
-    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
-    const auto threshold = static_cast<std::uint32_t>(percent * 10);
-    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), type, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const T*>(random_input(type, n));
+    const auto threshold = static_cast<T>(percent * 10);
+    auto* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
     const std::uint8_t* d_flags =
         flagged ? flags_below(d_in, n, threshold, 3) : static_cast<std::uint8_t*>(scratch(1, 3));
-    typed::select_spec spec{io::dtype::uint32, flagged, typed::compare_kind::lt, {}};
-    spec.value = *typed::parse_scalar(io::dtype::uint32, std::to_string(threshold));
+    typed::select_spec spec{type, flagged, typed::compare_kind::lt, {}};
+    spec.value = *typed::parse_scalar(type, std::to_string(threshold));
     // Bytes moved: the values (and flags) read, the kept values written.
     const double kept = static_cast<double>(n) * percent / 100.0;
-    const double bytes = static_cast<double>(n) * (4.0 + (flagged ? 1.0 : 0.0)) + kept * 4.0;
-    if (which == impl::thrust) {
-      const auto pred = typed::predicate_of<std::uint32_t>(spec);
-      time_gpu(state, bytes, n, [&] {
-        if (flagged)
-          thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_flags, d_out,
-                          nonzero_flag{});
-        else
-          thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_out, pred);
-      });
-      return;
+    const double bytes = static_cast<double>(n) * (sizeof(T) + (flagged ? 1.0 : 0.0)) + kept * sizeof(T);
+    if constexpr (std::is_same_v<T, std::uint32_t>) {
+      if (which == impl::thrust) {
+        const auto pred = typed::predicate_of<T>(spec);
+        time_gpu(state, bytes, n, [&] {
+          if (flagged)
+            thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_flags, d_out, nonzero_flag{});
+          else
+            thrust::copy_if(thrust::cuda::par_nosync.on(stream()), d_in, d_in + n, d_out, pred);
+        });
+        return;
+      }
     }
     const auto kind = which == impl::lookback ? typed::implementation::lookback : typed::implementation::cub;
     std::size_t temp_bytes = 0;
@@ -57,15 +60,17 @@ void register_case(bool flagged, int percent, impl which, std::int64_t n) {
 }
 
 /// Every item written: the kept ones first, the others from the end backwards.
+template <class T>
 void register_partition(int percent, impl which, std::int64_t n) {
+  constexpr io::dtype type = io::dtype_of<T>();
   const std::string op = "partition_" + std::to_string(percent) + "pct";
-  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), io::dtype::uint32, n), [=](benchmark::State& state) {
-    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
-    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+  register_gpu_benchmark(bench_name(op.c_str(), impl_name(which), type, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const T*>(random_input(type, n));
+    auto* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
-    typed::select_spec spec{io::dtype::uint32, false, typed::compare_kind::lt, {}};
-    spec.value = *typed::parse_scalar(io::dtype::uint32, std::to_string(percent * 10));
-    const auto pred = typed::predicate_of<std::uint32_t>(spec);
+    typed::select_spec spec{type, false, typed::compare_kind::lt, {}};
+    spec.value = *typed::parse_scalar(type, std::to_string(percent * 10));
+    const auto pred = typed::predicate_of<T>(spec);
     const auto call = [&](void* d_temp, std::size_t& temp_bytes) {
       if (which == impl::lookback)
         partition(d_temp, temp_bytes, d_in, d_out, d_count, n, pred, stream());
@@ -76,23 +81,34 @@ void register_partition(int percent, impl which, std::int64_t n) {
     std::size_t temp_bytes = 0;
     call(nullptr, temp_bytes);
     void* d_temp = scratch(temp_bytes, 2);
-    time_gpu(state, 8.0 * static_cast<double>(n), n, [&] { call(d_temp, temp_bytes); });
+    time_gpu(state, 2.0 * sizeof(T) * static_cast<double>(n), n, [&] { call(d_temp, temp_bytes); });
   });
 }
 
-const bool registered = [] {
+/// Every fraction and size of one item type: partition, then select_if and select_flagged (Thrust's
+/// copy_if beside for uint32 only: its 8-byte instantiation would cost the build more than it tells).
+template <class T>
+void register_type() {
+  constexpr io::dtype type = io::dtype_of<T>();
+  const std::int64_t sizes[] = {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28};
   for (const int percent : {1, 50, 99})
-    for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28}) {
-      for (const impl which : {impl::lookback, impl::cub}) register_partition(percent, which, n);
-      register_memcpy(("partition_" + std::to_string(percent) + "pct").c_str(), io::dtype::uint32, n);
+    for (const std::int64_t n : sizes) {
+      for (const impl which : {impl::lookback, impl::cub}) register_partition<T>(percent, which, n);
+      register_memcpy(("partition_" + std::to_string(percent) + "pct").c_str(), type, n);
     }
   for (const bool flagged : {false, true})
     for (const int percent : {1, 50, 99})
-      for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 24, std::int64_t{1} << 28}) {
-        for (const impl which : {impl::lookback, impl::cub, impl::thrust}) register_case(flagged, percent, which, n);
+      for (const std::int64_t n : sizes) {
+        for (const impl which : {impl::lookback, impl::cub, impl::thrust})
+          if (which != impl::thrust || std::is_same_v<T, std::uint32_t>) register_case<T>(flagged, percent, which, n);
         const std::string op = std::string(flagged ? "select_flagged_" : "select_if_") + std::to_string(percent) + "pct";
-        register_memcpy(op.c_str(), io::dtype::uint32, n);
+        register_memcpy(op.c_str(), type, n);
       }
+}
+
+const bool registered = [] {
+  register_type<std::uint32_t>();
+  register_type<std::uint64_t>();
   return true;
 }();
 

@@ -1,8 +1,8 @@
 // Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM;
 // the pipelined kernel's warps, items and stages) on uint32 values in [0, 1000), 2^28 of them (some
-// 2^16 to 2^24 too), 1%, 50% and 99% kept by select_if (and, on the pipelined kernel's tiles, by
-// select_flagged and partition), for choosing policy::select. Not part of the main table; run with
-// --benchmark_filter=select_tune.
+// 2^16 to 2^24 too; uint64 on the pipelined kernel's 8-byte candidates), 1%, 50% and 99% kept by
+// select_if (and, on the pipelined kernel's tiles, by select_flagged and partition), for choosing
+// policy::select. Not part of the main table; run with --benchmark_filter=select_tune.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 
@@ -19,23 +19,24 @@ using policy::select_config;
 /// ("flags_" rows), partition ("partition_" rows).
 enum class compaction { select_if, select_flagged, partition };
 
-/// A row of n uint32 values keeping `percent`: query(d_in, selector, d_out, d_count, n) answers the
-/// temporary bytes (none: the policy does not fit this device), run(d_temp, temp_bytes, d_in, selector,
-/// d_out, d_count, n) does the work.
-template <compaction Op, class Query, class Run>
+/// A row of n values of T (uint32 unless named) keeping `percent`: query(d_in, selector, d_out, d_count,
+/// n) answers the temporary bytes (none: the policy does not fit this device), run(d_temp, temp_bytes,
+/// d_in, selector, d_out, d_count, n) does the work.
+template <compaction Op, class T = std::uint32_t, class Query, class Run>
 void register_run(const char* label, int percent, std::int64_t n, Query query, Run run) {
+  constexpr io::dtype type = io::dtype_of<T>();
   const char* prefix = Op == compaction::select_flagged ? "flags_" : Op == compaction::partition ? "partition_" : "";
   const std::string name = std::string(prefix) + label + "_" + std::to_string(percent) + "pct";
-  register_gpu_benchmark(bench_name("select_tune", name.c_str(), io::dtype::uint32, n), [=](benchmark::State& state) {
-    const auto* d_in = static_cast<const std::uint32_t*>(random_input(io::dtype::uint32, n));
-    auto* d_out = static_cast<std::uint32_t*>(scratch(static_cast<std::size_t>(n) * sizeof(std::uint32_t), 0));
+  register_gpu_benchmark(bench_name("select_tune", name.c_str(), type, n), [=](benchmark::State& state) {
+    const auto* d_in = static_cast<const T*>(random_input(type, n));
+    auto* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
     auto* d_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 1));
-    const auto threshold = static_cast<std::uint32_t>(percent * 10);
+    const auto threshold = static_cast<T>(percent * 10);
     const auto selector = [&] {
       if constexpr (Op == compaction::select_flagged)
         return select::flags_selector<std::uint8_t>{flags_below(d_in, n, threshold, 3), true};
       else
-        return select::predicate_selector<typed::compare_predicate<std::uint32_t>>{{typed::compare_kind::lt, threshold}};
+        return select::predicate_selector<typed::compare_predicate<T>>{{typed::compare_kind::lt, threshold}};
     }();
     const std::optional<std::size_t> answer = query(d_in, selector, d_out, d_count, n);
     if (!answer) return state.SkipWithError("the stages do not fit a block's shared memory");
@@ -43,7 +44,8 @@ void register_run(const char* label, int percent, std::int64_t n, Query query, R
     void* d_temp = scratch(temp_bytes, 2);
     // Bytes moved: the values (and flags) read, the kept values (partition: every value) written.
     const double kept = Op == compaction::partition ? 1.0 : percent / 100.0;
-    const double bytes = static_cast<double>(n) * ((Op == compaction::select_flagged ? 5.0 : 4.0) + 4.0 * kept);
+    const double bytes =
+        static_cast<double>(n) * (sizeof(T) + (Op == compaction::select_flagged ? 1.0 : 0.0) + sizeof(T) * kept);
     time_gpu(state, bytes, n, [&] { run(d_temp, temp_bytes, d_in, selector, d_out, d_count, n); });
   });
 }
@@ -68,12 +70,12 @@ void register_both(const char* label, std::initializer_list<int> log_sizes = {28
     for (const int percent : {1, 50, 99}) register_policy<Policy>(label, percent, std::int64_t{1} << log_n);
 }
 
-/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles.
-template <class Policy, compaction Op = compaction::select_if>
+/// The pipelined kernel (select/select_lookahead_kernel.cuh) with Policy's tiles, on items of T.
+template <class Policy, compaction Op = compaction::select_if, class T = std::uint32_t>
 void register_pipelined(const char* label, std::initializer_list<int> log_sizes = {20, 22, 24, 28}) {
   for (const int log_n : log_sizes)
     for (const int percent : {1, 50, 99})
-      register_run<Op>(
+      register_run<Op, T>(
           label, percent, std::int64_t{1} << log_n,
           [](auto d_in, auto selector, auto, auto, std::int64_t n) -> std::optional<std::size_t> {
             if (!select::detail::select_lookahead_applies<Policy, Op == compaction::partition>(d_in, selector))
@@ -99,6 +101,23 @@ void register_small_tile_shapes() {
   register_pipelined<select_lookahead_config<4, 47, 5>, Op>("la_4x47x5", {16, 20, 24, 28});
   // Smaller stages, three blocks an SM.
   register_pipelined<select_lookahead_config<4, 23, 6>, Op>("la_4x23x6", {20, 24, 28});
+}
+
+/// uint64 items on the pipelined kernel, whose 4-byte tiles of 63 items a thread would not fit a
+/// block's shared memory at 8 bytes: candidates for select_if, select_flagged and partition, beside the
+/// main table's uint64 rows (the look-back kernel's policy::select<std::uint64_t>::large).
+void register_eight_byte_shapes() {
+  using policy::select_lookahead_config;
+  using u64 = std::uint64_t;
+  constexpr std::initializer_list<int> sizes = {16, 20, 24, 28};
+  register_pipelined<select_lookahead_config<4, 31, 6>, compaction::select_if, u64>("la_4x31x6", sizes);
+  register_pipelined<select_lookahead_config<4, 23, 8>, compaction::select_if, u64>("la_4x23x8", sizes);
+  register_pipelined<select_lookahead_config<4, 15, 8>, compaction::select_if, u64>("la_4x15x8", sizes);
+  register_pipelined<select_lookahead_config<4, 31, 5>, compaction::select_flagged, u64>("la_4x31x5", sizes);
+  register_pipelined<select_lookahead_config<4, 23, 6>, compaction::select_flagged, u64>("la_4x23x6", sizes);
+  register_pipelined<select_lookahead_config<4, 31, 6>, compaction::partition, u64>("la_4x31x6", sizes);
+  register_pipelined<select_lookahead_config<4, 19, 8>, compaction::partition, u64>("la_4x19x8", sizes);
+  register_pipelined<select_lookahead_config<4, 23, 8>, compaction::partition, u64>("la_4x23x8", sizes);
 }
 
 const bool registered = [] {
@@ -153,6 +172,7 @@ const bool registered = [] {
   register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6", {16});
   register_small_tile_shapes<compaction::select_flagged>();
   register_small_tile_shapes<compaction::partition>();
+  register_eight_byte_shapes();
   return true;
 }();
 

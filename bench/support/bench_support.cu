@@ -70,20 +70,23 @@ void* scratch(std::size_t bytes, int slot) {
 }
 
 namespace {
-__global__ void flag_values_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold,
-                                  std::uint8_t* d_flags) {
+template <class T>
+__global__ void flag_values_below(const T* d_values, std::int64_t n, T threshold, std::uint8_t* d_flags) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::int64_t{gridDim.x} * blockDim.x)
     d_flags[i] = d_values[i] < threshold ? 1 : 0;
 }
 }  // namespace
 
-const std::uint8_t* flags_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold, int slot) {
+template <class T>
+const std::uint8_t* flags_below(const T* d_values, std::int64_t n, T threshold, int slot) {
   auto* d_flags = static_cast<std::uint8_t*>(scratch(static_cast<std::size_t>(n), slot));
   flag_values_below<<<1024, 256, 0, stream()>>>(d_values, n, threshold, d_flags);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
   return d_flags;
 }
+template const std::uint8_t* flags_below(const std::uint32_t*, std::int64_t, std::uint32_t, int);
+template const std::uint8_t* flags_below(const std::uint64_t*, std::int64_t, std::uint64_t, int);
 
 std::string bench_name(const char* op, const char* impl, io::dtype type, std::int64_t n) {
   return std::string(op) + "/" + impl + "/" + std::string(io::dtype_name(type)) + "/" + std::to_string(n);

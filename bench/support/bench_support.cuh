@@ -32,7 +32,8 @@ void* scratch(std::size_t bytes, int slot);
 
 /// Compaction's byte flags in scratch `slot`: 1 where d_values[i] < threshold, else 0 (ordered on the
 /// benchmarks' stream).
-const std::uint8_t* flags_below(const std::uint32_t* d_values, std::int64_t n, std::uint32_t threshold, int slot);
+template <class T>  // uint32 and uint64
+const std::uint8_t* flags_below(const T* d_values, std::int64_t n, T threshold, int slot);
 
 /// Times `work` with CUDA events, one warm-up call first; reports bytes and items per second.
 template <class Work>

@@ -109,7 +109,7 @@ void register_small_tile_shapes() {
 void register_eight_byte_shapes() {
   using policy::select_lookahead_config;
   using u64 = std::uint64_t;
-  constexpr std::initializer_list<int> sizes = {16, 20, 24, 28};
+  const std::initializer_list<int> sizes = {16, 20, 24, 28};
   register_pipelined<select_lookahead_config<4, 31, 6>, compaction::select_if, u64>("la_4x31x6", sizes);
   register_pipelined<select_lookahead_config<4, 23, 8>, compaction::select_if, u64>("la_4x23x8", sizes);
   register_pipelined<select_lookahead_config<4, 15, 8>, compaction::select_if, u64>("la_4x15x8", sizes);

@@ -378,7 +378,7 @@ TEST_F(select_lookahead, wide_runs_4_byte_items) { check_pipelined<wide_pipeline
 TEST_F(select_lookahead, wide_runs_8_byte_items) { check_pipelined<wide_pipeline, std::uint64_t>(6); }
 
 TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
-  // Below lookahead_min_items the look-back kernel; from it on the pipelined one (4-byte items), here
+  // Below lookahead_min_items the look-back kernel; from it on the pipelined one (4- and 8-byte items), here
   // around its tiles: select_if's, the flags' and partition's.
   const auto check = [&](auto type) {
     using T = decltype(type);

@@ -13,9 +13,10 @@
 
 namespace lookback::select::detail {
 
-/// Item widths the pipelined compaction was measured on (the kernel takes 8-byte items too: tests).
+/// Item widths the pipelined compaction was measured on (policy::select's tiles for 4- and 8-byte
+/// items; 16-byte items keep the look-back kernel).
 template <class T>
-inline constexpr bool lookahead_candidate = sizeof(T) == 4;
+inline constexpr bool lookahead_candidate = sizeof(T) == 4 || sizeof(T) == 8;
 
 /// The pipelined policy: tiles of its own for partition, and for flags (fewer stages, so that they fit
 /// beside).

@@ -77,7 +77,7 @@
 //       2^28 0.515 / 0.644 / 0.803 in the main table, CUB 0.057 / 0.068 / 0.080 and 0.685 / 0.875 /
 //       1.05) and for partition (4x47x6 2^24 0.065, 2^28 0.796 at every fraction; 4x63x6 in the next
 //       run 0.070 and 0.879-0.887, CUB 0.076-0.078 and 1.04-1.06); all from 2^20 items, where they beat
-//       the look-back kernel already. 8-byte items were not measured and keep the look-back kernel.
+//       the look-back kernel already. 8-byte items were measured later (below).
 //     select_flagged and partition on tiles of their own (bench/select_tuning_bench.cu's flags_ and
 //       partition_ rows), H100, 2^16 / 2^20 / 2^24 / 2^28, 1% / 50% / 99% kept, ms, against CUB in the
 //       same run: flags 4x47x6 2^24 0.049 / 0.058 / 0.066, 2^28 0.516 / 0.647 / 0.808; 4x55x6 0.050 /
@@ -96,6 +96,20 @@
 //       4x39x8 0.012-0.013 / 0.014-0.015 / 0.065 / 0.780-0.782; 4x23x6 (three blocks an SM) 2^20 0.018-
 //       0.019, 2^24 0.081, 2^28 1.07. Hence 4x39x8 for partition: level at 2^24, 2-3% faster at 2^28 on
 //       both GPUs.
+//     8-byte items (uint64), H100, one run, 2^16 / 2^20 / 2^24 / 2^28 at 1% / 50% / 99% kept, ms. CUB:
+//       select_if 0.013 / 0.016-0.017 / 0.069 / 0.093 / 0.121 / 0.875 / 1.28 / 1.73; flags 0.013-0.014 /
+//       0.016-0.017 / 0.081 / 0.105 / 0.130 / 1.06 / 1.47 / 1.85; partition 0.013 / 0.018-0.020 /
+//       0.132-0.133 / 1.94-1.95. The look-back kernel (large): select_if 0.011 / 0.017-0.019 / 0.073 /
+//       0.089 / 0.113 / 0.844 / 1.15 / 1.50, below CUB at 2^20 and at 1% of 2^24; flags 0.010 / 0.017-
+//       0.018 / 0.074 / 0.094 / 0.121 / 0.893 / 1.22 / 1.58; partition 0.012 / 0.020-0.022 / 0.113-0.116 /
+//       1.50-1.53. Pipelined, select_if 4x31x6 0.010-0.011 / 0.016-0.018 / 0.068 / 0.084 / 0.102 / 0.828 /
+//       1.08 / 1.42; 4x23x8 0.010 / 0.017-0.018 / 0.080 / 0.091 / 0.105 / 1.01 / 1.17 / 1.43; 4x15x8 0.009-
+//       0.010 / 0.018-0.019 / 0.102 / 0.109 / 0.115 / 1.41 / 1.49 / 1.59. Flags 4x31x5 0.011-0.013 / 0.016-
+//       0.018 / 0.069 / 0.088 / 0.111 / 0.847 / 1.17 / 1.51; 4x23x6 0.010 / 0.017-0.018 / 0.078 / 0.093 /
+//       0.111 / 0.967 / 1.22 / 1.52. Partition 4x31x6 0.012 / 0.018-0.020 / 0.104 / 1.43; 4x23x8 0.011 /
+//       0.018 / 0.106 / 1.45; 4x19x8 0.010-0.011 / 0.019 / 0.109-0.112 / 1.50-1.51. Hence 4x31x6, 4x31x5
+//       and 4x31x6 from 2^16: 2-10% faster than the look-back kernel at 2^24 and 2^28 and 1.01-1.36x
+//       CUB there; at 2^20 level with CUB (0.93-1.05x), where the look-back kernel was 0.88-0.97x.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -143,13 +157,16 @@ struct select {
       select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 1100, sizeof(T) <= 4 ? 6 : 0, 132>;
   using small = std::conditional_t<sizeof(T) <= 4, select_config<384, 16, true, 1100, 4>, large>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
-  /// The pipelined compaction, where it applies (Hopper and later, 4-byte items, aligned input and
-  /// flags, its stages fitting shared memory): from lookahead_min_items on, select_if's tiles of 31.5
-  /// KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags beside: 39 KiB a stage);
-  /// partition's of 19.5 KiB in eight (measured faster than larger ones).
-  using lookahead = select_lookahead_config<4, 63, 6>;
-  using lookahead_flags = select_lookahead_config<4, 63, 5>;
-  using lookahead_partition = select_lookahead_config<4, 39, 8>;
+  /// The pipelined compaction, where it applies (Hopper and later, 4- and 8-byte items, aligned input
+  /// and flags, its stages fitting shared memory): from lookahead_min_items on. 4-byte items:
+  /// select_if's tiles of 31.5 KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags
+  /// beside: 39 KiB a stage); partition's of 19.5 KiB in eight (measured faster than larger ones).
+  /// 8-byte items: tiles of 31 KiB, six stages (flags: five).
+  static constexpr bool wide = sizeof(T) == 8;
+  using lookahead = std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 63, 6>>;
+  using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
+  using lookahead_partition =
+      std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
 };
 

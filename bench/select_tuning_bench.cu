@@ -118,6 +118,17 @@ void register_eight_byte_shapes() {
   register_pipelined<select_lookahead_config<4, 31, 6>, compaction::partition, u64>("la_4x31x6", sizes);
   register_pipelined<select_lookahead_config<4, 19, 8>, compaction::partition, u64>("la_4x19x8", sizes);
   register_pipelined<select_lookahead_config<4, 23, 8>, compaction::partition, u64>("la_4x23x8", sizes);
+  // At 2^20 (8 MiB) the 4 x 31 tiles stayed level with CUB: a tile a block (4 x 63 x 3, 4 x 47 x 4), or
+  // two and three blocks an SM (2 x 31 x 6, 4 x 31 x 3, 4 x 15 x 4).
+  const std::initializer_list<int> small_sizes = {20, 24};
+  register_pipelined<select_lookahead_config<4, 63, 3>, compaction::select_if, u64>("la_4x63x3", small_sizes);
+  register_pipelined<select_lookahead_config<4, 47, 4>, compaction::select_if, u64>("la_4x47x4", small_sizes);
+  register_pipelined<select_lookahead_config<2, 31, 6>, compaction::select_if, u64>("la_2x31x6", small_sizes);
+  register_pipelined<select_lookahead_config<4, 31, 3>, compaction::select_if, u64>("la_4x31x3", small_sizes);
+  register_pipelined<select_lookahead_config<4, 15, 4>, compaction::select_if, u64>("la_4x15x4", small_sizes);
+  register_pipelined<select_lookahead_config<4, 47, 4>, compaction::partition, u64>("la_4x47x4", small_sizes);
+  register_pipelined<select_lookahead_config<2, 31, 6>, compaction::partition, u64>("la_2x31x6", small_sizes);
+  register_pipelined<select_lookahead_config<4, 31, 3>, compaction::partition, u64>("la_4x31x3", small_sizes);
 }
 
 const bool registered = [] {

@@ -2,8 +2,8 @@
 // Stream compaction: select_if (a predicate), select_flagged (a flag array, nonzero keeps) and
 // partition (kept items first, in input order, then the rejected ones from the end backwards, as
 // cub::DevicePartition::If places them). Kept items keep their input order. One pass with decoupled
-// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^16 4-byte items, on the scan's
-// look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device memory, so
+// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^16 items of 4 or 8 bytes, on the
+// scan's look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device memory, so
 // nothing here synchronises the host (selected_count reads it back).
 //
 // Value types: any trivially copyable type of 1, 2, 4, 8 or 16 bytes. Temporary storage as in CUB
@@ -69,22 +69,27 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
     });
   };
   if constexpr (lookahead_candidate<T>) {
-    using pipelined = select_lookahead_policy<policies, Partition, Selector>;
-    if (num_items >= policies::lookahead_min_items) {
+    // Whether the pipelined kernel with this policy answered the query or ran.
+    const auto pipelined_run = [&](auto pipelined_policy) {
+      using pipelined = decltype(pipelined_policy);
       // A query answers for either kernel, so that its answer holds whichever the call then takes.
       const lookback::detail::temp_layout layout = select_lookahead_layout<pipelined>(num_items);
       if (d_temp_storage == nullptr) {
         look_back(nullptr, temp_storage_bytes);
         temp_storage_bytes = std::max(temp_storage_bytes, layout.total());
-        return;
+        return true;
       }
-      if (select_lookahead_applies<pipelined, Partition>(d_in, selector)) {
-        layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select");
-        select_lookahead<pipelined, Partition>(d_temp_storage, d_in, selector, d_out, d_num_selected, num_items, 0,
-                                               stream);
-        return;
-      }
-    }
+      if (!select_lookahead_applies<pipelined, Partition>(d_in, selector)) return false;
+      layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select");
+      select_lookahead<pipelined, Partition>(d_temp_storage, d_in, selector, d_out, d_num_selected, num_items, 0,
+                                             stream);
+      return true;
+    };
+    if (num_items >= policies::lookahead_min_items &&
+        (num_items <= policies::lookahead_small_max_items
+             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, true>{})
+             : pipelined_run(select_lookahead_policy<policies, Partition, Selector, false>{})))
+      return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
 }

@@ -19,12 +19,12 @@ template <class T>
 inline constexpr bool lookahead_candidate = sizeof(T) == 4 || sizeof(T) == 8;
 
 /// The pipelined policy: tiles of its own for partition, and for flags (fewer stages, so that they fit
-/// beside).
-template <class Policies, bool Partition, class Selector>
+/// beside); Small: up to Policies::lookahead_small_max_items.
+template <class Policies, bool Partition, class Selector, bool Small = false>
 using select_lookahead_policy = std::conditional_t<
-    Partition, typename Policies::lookahead_partition,
+    Partition, std::conditional_t<Small, typename Policies::lookahead_partition_small, typename Policies::lookahead_partition>,
     std::conditional_t<device::staged_flags<Selector>::present, typename Policies::lookahead_flags,
-                       typename Policies::lookahead>>;
+                       std::conditional_t<Small, typename Policies::lookahead_small, typename Policies::lookahead>>>;
 
 template <class Policy, bool Partition, class T, class Selector>
 inline constexpr auto select_lookahead_kernel_for =

@@ -110,6 +110,13 @@
 //       0.018 / 0.106 / 1.45; 4x19x8 0.010-0.011 / 0.019 / 0.109-0.112 / 1.50-1.51. Hence 4x31x6, 4x31x5
 //       and 4x31x6 from 2^16: 2-10% faster than the look-back kernel at 2^24 and 2^28 and 1.01-1.36x
 //       CUB there; at 2^20 level with CUB (0.93-1.05x), where the look-back kernel was 0.88-0.97x.
+//       Then at 2^20 / 2^24, one run (CUB select_if 0.017 / 0.017 / 0.019 and 0.072 / 0.096 / 0.123;
+//       partition 0.018-0.020 and 0.134): select_if 4x31x6 0.018 at 2^20 and 0.070 / 0.087 / 0.106;
+//       4x47x4 0.014 / 0.016 / 0.017 and 0.071 / 0.093 / 0.113; 4x63x3 0.017-0.019 and 0.084 / 0.103 /
+//       0.123; 4x31x3 (two blocks an SM) 0.017-0.018 and 0.090-0.136; 2x31x6 0.019-0.020 and 0.095-0.113;
+//       4x15x4 0.019-0.020 and 0.109-0.123. Partition 4x31x6 0.019-0.022 and 0.106-0.109; 4x47x4 0.017-
+//       0.019 and 0.116-0.118; 4x31x3 0.020-0.022 and 0.145-0.147; 2x31x6 0.022 and 0.118-0.126. Hence
+//       4x47x4 up to 2^21 (between the sizes measured) for select_if and partition; flags keep 4x31x5.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -167,6 +174,11 @@ struct select {
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
+  /// Up to lookahead_small_max_items, 8-byte items of select_if and partition take a tile of 47 KiB a
+  /// block in four stages (at 2^20 a block's tiles are one or two); flags and 4-byte items keep theirs.
+  using lookahead_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead>;
+  using lookahead_partition_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_partition>;
+  static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
 };
 

@@ -117,6 +117,9 @@
 //       4x15x4 0.019-0.020 and 0.109-0.123. Partition 4x31x6 0.019-0.022 and 0.106-0.109; 4x47x4 0.017-
 //       0.019 and 0.116-0.118; 4x31x3 0.020-0.022 and 0.145-0.147; 2x31x6 0.022 and 0.118-0.126. Hence
 //       4x47x4 up to 2^21 (between the sizes measured) for select_if and partition; flags keep 4x31x5.
+//       At 2^16 4x47x4 was slower (partition 0.0124-0.0127 against CUB's 0.0118-0.0120, where 4x31x6 had
+//       0.0112-0.0114 and the look-back kernel 0.0119-0.0125 against 0.0129-0.0131), so 8-byte items
+//       start on the pipeline at 2^17.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -168,7 +171,7 @@ struct select {
   /// and flags, its stages fitting shared memory): from lookahead_min_items on. 4-byte items:
   /// select_if's tiles of 31.5 KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags
   /// beside: 39 KiB a stage); partition's of 19.5 KiB in eight (measured faster than larger ones).
-  /// 8-byte items: tiles of 31 KiB, six stages (flags: five).
+  /// 8-byte items, from 2^17 of them: tiles of 31 KiB, six stages (flags: five).
   static constexpr bool wide = sizeof(T) == 8;
   using lookahead = std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 63, 6>>;
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
@@ -179,7 +182,7 @@ struct select {
   using lookahead_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead>;
   using lookahead_partition_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_partition>;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << (wide ? 17 : 16);
 };
 
 }  // namespace lookback::policy

@@ -2,9 +2,9 @@
 // Stream compaction: select_if (a predicate), select_flagged (a flag array, nonzero keeps) and
 // partition (kept items first, in input order, then the rejected ones from the end backwards, as
 // cub::DevicePartition::If places them). Kept items keep their input order. One pass with decoupled
-// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^16 4-byte or 2^17 8-byte items, on
-// the scan's look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device memory, so
-// nothing here synchronises the host (selected_count reads it back).
+// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^16 4-byte or 2^17 8-byte items,
+// on the scan's look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device
+// memory, so nothing here synchronises the host (selected_count reads it back).
 //
 // Value types: any trivially copyable type of 1, 2, 4, 8 or 16 bytes. Temporary storage as in CUB
 // (null pointer first), or from a stream-ordered allocator in the overloads without it. The output

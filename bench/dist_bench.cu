@@ -382,10 +382,12 @@ void partition_bound_bench(benchmark::State& state, int gpus, std::int64_t total
       rank.backend->exchange_waits_for_work();
       for (int j = 0; j < p; ++j) {
         const auto u = static_cast<std::size_t>(j);
-        // Rank j's chunk c is as long as this one, give or take an item: slices differ by at most one.
+        // What rank j sends here is its own chunk c's share for this rank: slices may differ by an item.
+        const std::int64_t n_j = dist::share_begin(total, p, j + 1) - dist::share_begin(total, p, j);
+        const std::int64_t chunk_j = std::min(n_j, (c + 1) * chunk_cap) - std::min(n_j, c * chunk_cap);
         send_counts[u] = j == r ? 0 : share(end - begin, p, j);
         send_offsets[u] = begin + dist::share_begin(end - begin, p, j);
-        recv_counts[u] = j == r ? 0 : std::min(share(end - begin, p, r), peer_cap);
+        recv_counts[u] = j == r ? 0 : share(chunk_j, p, r);
         recv_offsets[u] = (c * p + j) * peer_cap;
       }
       rank.comm->alltoallv(out, send_counts.data(), send_offsets.data(), recv[slot(rank)].data(), recv_counts.data(),

@@ -236,17 +236,21 @@ void per_rank_bench(benchmark::State& state, int gpus, std::int64_t total, std::
   });
 }
 
-/// A rank's local sort of n uint32 keys, keys alone, as the distributed sort's first step runs it.
-void sort_locally(gpu_rank& rank, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+/// A rank's local sort of n uint32 keys by bits [begin_bit, end_bit), keys alone, as the distributed
+/// sort's first step runs it.
+void sort_locally(gpu_rank& rank, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int begin_bit = 0,
+                  int end_bit = 32) {
   rank.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr), static_cast<dist::no_values*>(nullptr), n,
-                            0, 32);
+                            begin_bit, end_bit);
 }
 
 /// The sort's steps alone, to show where its time goes: each GPU sorting its slice (no exchange: the
 /// ceiling of the sort's scaling), and each GPU merging its slice's two sorted halves (the last step
 /// on two GPUs).
 void local_sort_bench(benchmark::State& state, int gpus, std::int64_t total) {
-  per_rank_bench<std::uint32_t, std::uint32_t>(state, gpus, total, -1, sort_locally);
+  per_rank_bench<std::uint32_t, std::uint32_t>(
+      state, gpus, total, -1,
+      [](gpu_rank& r, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { sort_locally(r, in, out, n); });
 }
 void merge_bench(benchmark::State& state, int gpus, std::int64_t total) {
   gpu_group& group = group_of(gpus);
@@ -366,36 +370,32 @@ void partition_bound_bench(benchmark::State& state, int gpus, std::int64_t total
     if (low_passes) low[slot(rank)] = device_buffer<std::uint32_t>(static_cast<std::size_t>(s.count), rank.stream);
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank.stream));
   });
-  const auto share = [](std::int64_t m, int p, int j) { return dist::share_begin(m, p, j + 1) - dist::share_begin(m, p, j); };
   time_group(state, group, total, [&](gpu_rank& rank) {
     const int p = rank.comm->size(), r = rank.comm->rank();
     const std::int64_t n = slice_of(rank, total).count;
     const std::uint32_t* keys = in[slot(rank)].data();
     std::uint32_t* out = parted[slot(rank)].data();
-    const auto none = static_cast<const dist::no_values*>(nullptr);
     std::vector<std::int64_t> send_counts(static_cast<std::size_t>(p)), send_offsets(send_counts),
         recv_counts(send_counts), recv_offsets(send_counts);
     for (int c = 0; c < chunks; ++c) {
       const std::int64_t begin = std::min(n, c * chunk_cap), end = std::min(n, (c + 1) * chunk_cap);
-      rank.backend->sort<false>(keys + begin, out + begin, none, static_cast<dist::no_values*>(nullptr), end - begin,
-                                24, 32);
+      sort_locally(rank, keys + begin, out + begin, end - begin, 24, 32);
       rank.backend->exchange_waits_for_work();
       for (int j = 0; j < p; ++j) {
         const auto u = static_cast<std::size_t>(j);
         // What rank j sends here is its own chunk c's share for this rank: slices may differ by an item.
-        const std::int64_t n_j = dist::share_begin(total, p, j + 1) - dist::share_begin(total, p, j);
+        const std::int64_t n_j = dist::share_size(total, p, j);
         const std::int64_t chunk_j = std::min(n_j, (c + 1) * chunk_cap) - std::min(n_j, c * chunk_cap);
-        send_counts[u] = j == r ? 0 : share(end - begin, p, j);
+        send_counts[u] = j == r ? 0 : dist::share_size(end - begin, p, j);
         send_offsets[u] = begin + dist::share_begin(end - begin, p, j);
-        recv_counts[u] = j == r ? 0 : share(chunk_j, p, r);
+        recv_counts[u] = j == r ? 0 : dist::share_size(chunk_j, p, r);
         recv_offsets[u] = (c * p + j) * peer_cap;
       }
       rank.comm->alltoallv(out, send_counts.data(), send_offsets.data(), recv[slot(rank)].data(), recv_counts.data(),
                            recv_offsets.data(), sizeof(std::uint32_t), rank.backend->exchange_stream());
     }
     rank.backend->work_waits_for_exchange();
-    if (low_passes)
-      rank.backend->sort<false>(out, low[slot(rank)].data(), none, static_cast<dist::no_values*>(nullptr), n, 0, 24);
+    if (low_passes) sort_locally(rank, out, low[slot(rank)].data(), n, 0, 24);
   });
   group.run([&](gpu_rank& rank) {
     for (auto* b : {&in, &parted, &recv, &low}) (*b)[slot(rank)] = device_buffer<std::uint32_t>();
@@ -447,11 +447,9 @@ void register_all(int available) {
         [g](benchmark::State& s) { local_sort_bench(s, g, strong_total); });
     add(row("dist_merge", "uint32", g, strong_total), [g](benchmark::State& s) { merge_bench(s, g, strong_total); });
     add(row("dist_sort_low24", "uint32", g, strong_total), [g](benchmark::State& s) {
-      per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, -1, [](gpu_rank& r, const std::uint32_t* in,
-                                                                             std::uint32_t* out, std::int64_t n) {
-        r.backend->sort<false>(in, out, static_cast<const dist::no_values*>(nullptr),
-                               static_cast<dist::no_values*>(nullptr), n, 0, 24);
-      });
+      per_rank_bench<std::uint32_t, std::uint32_t>(
+          s, g, strong_total, -1,
+          [](gpu_rank& r, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { sort_locally(r, in, out, n, 0, 24); });
     });
     add(row("dist_histogram256", "uint32", g, strong_total), [g](benchmark::State& s) {
       per_rank_bench<std::uint32_t, std::uint32_t>(s, g, strong_total, 256, [](gpu_rank& r, const std::uint32_t* in,

@@ -9,6 +9,7 @@
 #include <lookback/algorithms/select.cuh>
 
 #include <optional>
+#include <string>
 
 namespace lookback::bench {
 namespace {
@@ -88,47 +89,49 @@ void register_pipelined(const char* label, std::initializer_list<int> log_sizes 
           });
 }
 
+/// "la_4x47x6": the pipelined policy's warps a role, items a thread and stages.
+template <class Policy>
+std::string shape_label() {
+  return "la_" + std::to_string(Policy::warps) + "x" + std::to_string(Policy::items_per_thread) + "x" +
+         std::to_string(Policy::stages);
+}
+
+/// Op's rows on items of T for each pipelined policy, labelled by its shape.
+template <compaction Op, class T, class... Policies>
+void register_shapes(std::initializer_list<int> log_sizes) {
+  (register_pipelined<Policies, Op, T>(shape_label<Policies>().c_str(), log_sizes), ...);
+}
+
 /// select_flagged's or partition's candidate tiles (policy::select<T>::lookahead_flags,
-/// lookahead_partition), from 2^16 items.
+/// lookahead_partition), from 2^16 items; smaller stages (4 x 23 x 6, three blocks an SM) from 2^20.
 template <compaction Op>
 void register_small_tile_shapes() {
   using policy::select_lookahead_config;
-  register_pipelined<select_lookahead_config<4, 47, 6>, Op>("la_4x47x6", {16, 20, 24, 28});
-  register_pipelined<select_lookahead_config<4, 55, 6>, Op>("la_4x55x6", {16, 20, 24, 28});
-  register_pipelined<select_lookahead_config<4, 63, 5>, Op>("la_4x63x5", {16, 20, 24, 28});
-  register_pipelined<select_lookahead_config<4, 39, 8>, Op>("la_4x39x8", {16, 20, 24, 28});
-  register_pipelined<select_lookahead_config<4, 31, 6>, Op>("la_4x31x6", {16, 20, 24, 28});
-  register_pipelined<select_lookahead_config<4, 47, 5>, Op>("la_4x47x5", {16, 20, 24, 28});
-  // Smaller stages, three blocks an SM.
-  register_pipelined<select_lookahead_config<4, 23, 6>, Op>("la_4x23x6", {20, 24, 28});
+  register_shapes<Op, std::uint32_t, select_lookahead_config<4, 47, 6>, select_lookahead_config<4, 55, 6>,
+                  select_lookahead_config<4, 63, 5>, select_lookahead_config<4, 39, 8>,
+                  select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 47, 5>>({16, 20, 24, 28});
+  register_shapes<Op, std::uint32_t, select_lookahead_config<4, 23, 6>>({20, 24, 28});
 }
 
 /// uint64 items on the pipelined kernel, whose 4-byte tiles of 63 items a thread would not fit a
 /// block's shared memory at 8 bytes: candidates for select_if, select_flagged and partition, beside the
-/// main table's uint64 rows (the look-back kernel's policy::select<std::uint64_t>::large).
+/// main table's uint64 rows. At 2^20 (8 MiB) the 4 x 31 tiles stayed level with CUB, hence the second
+/// set at 2^20 and 2^24: a tile a block (4 x 63 x 3, 4 x 47 x 4), or two and three blocks an SM (2 x 31
+/// x 6, 4 x 31 x 3, 4 x 15 x 4).
 void register_eight_byte_shapes() {
   using policy::select_lookahead_config;
   using u64 = std::uint64_t;
-  const std::initializer_list<int> sizes = {16, 20, 24, 28};
-  register_pipelined<select_lookahead_config<4, 31, 6>, compaction::select_if, u64>("la_4x31x6", sizes);
-  register_pipelined<select_lookahead_config<4, 23, 8>, compaction::select_if, u64>("la_4x23x8", sizes);
-  register_pipelined<select_lookahead_config<4, 15, 8>, compaction::select_if, u64>("la_4x15x8", sizes);
-  register_pipelined<select_lookahead_config<4, 31, 5>, compaction::select_flagged, u64>("la_4x31x5", sizes);
-  register_pipelined<select_lookahead_config<4, 23, 6>, compaction::select_flagged, u64>("la_4x23x6", sizes);
-  register_pipelined<select_lookahead_config<4, 31, 6>, compaction::partition, u64>("la_4x31x6", sizes);
-  register_pipelined<select_lookahead_config<4, 19, 8>, compaction::partition, u64>("la_4x19x8", sizes);
-  register_pipelined<select_lookahead_config<4, 23, 8>, compaction::partition, u64>("la_4x23x8", sizes);
-  // At 2^20 (8 MiB) the 4 x 31 tiles stayed level with CUB: a tile a block (4 x 63 x 3, 4 x 47 x 4), or
-  // two and three blocks an SM (2 x 31 x 6, 4 x 31 x 3, 4 x 15 x 4).
-  const std::initializer_list<int> small_sizes = {20, 24};
-  register_pipelined<select_lookahead_config<4, 63, 3>, compaction::select_if, u64>("la_4x63x3", small_sizes);
-  register_pipelined<select_lookahead_config<4, 47, 4>, compaction::select_if, u64>("la_4x47x4", small_sizes);
-  register_pipelined<select_lookahead_config<2, 31, 6>, compaction::select_if, u64>("la_2x31x6", small_sizes);
-  register_pipelined<select_lookahead_config<4, 31, 3>, compaction::select_if, u64>("la_4x31x3", small_sizes);
-  register_pipelined<select_lookahead_config<4, 15, 4>, compaction::select_if, u64>("la_4x15x4", small_sizes);
-  register_pipelined<select_lookahead_config<4, 47, 4>, compaction::partition, u64>("la_4x47x4", small_sizes);
-  register_pipelined<select_lookahead_config<2, 31, 6>, compaction::partition, u64>("la_2x31x6", small_sizes);
-  register_pipelined<select_lookahead_config<4, 31, 3>, compaction::partition, u64>("la_4x31x3", small_sizes);
+  register_shapes<compaction::select_if, u64, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 23, 8>,
+                  select_lookahead_config<4, 15, 8>>({16, 20, 24, 28});
+  register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 31, 5>,
+                  select_lookahead_config<4, 23, 6>>({16, 20, 24, 28});
+  register_shapes<compaction::partition, u64, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 19, 8>,
+                  select_lookahead_config<4, 23, 8>>({16, 20, 24, 28});
+  register_shapes<compaction::select_if, u64, select_lookahead_config<4, 63, 3>, select_lookahead_config<4, 47, 4>,
+                  select_lookahead_config<2, 31, 6>, select_lookahead_config<4, 31, 3>,
+                  select_lookahead_config<4, 15, 4>>({20, 24});
+  register_shapes<compaction::partition, u64, select_lookahead_config<4, 47, 4>, select_lookahead_config<2, 31, 6>,
+                  select_lookahead_config<4, 31, 3>>({20, 24});
 }
 
 const bool registered = [] {
@@ -172,15 +175,13 @@ const bool registered = [] {
   register_both<policy::select<std::uint32_t>::large>("large", {20, 22});
   register_both<policy::select<std::uint32_t>::small>("small", {20, 22});
   using policy::select_lookahead_config;
-  register_pipelined<select_lookahead_config<4, 47, 6>>("la_4x47x6");
-  register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6");
-  register_pipelined<select_lookahead_config<4, 63, 5>>("la_4x63x5");
-  register_pipelined<select_lookahead_config<4, 31, 8>>("la_4x31x8");
-  register_pipelined<select_lookahead_config<8, 23, 6>>("la_8x23x6");
-  register_pipelined<select_lookahead_config<2, 63, 8>>("la_2x63x8");
+  register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 47, 6>,
+                  select_lookahead_config<4, 63, 6>, select_lookahead_config<4, 63, 5>,
+                  select_lookahead_config<4, 31, 8>, select_lookahead_config<8, 23, 6>,
+                  select_lookahead_config<2, 63, 8>>({20, 22, 24, 28});
   register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
   // select_if's tiles at 2^16, and select_flagged's and partition's.
-  register_pipelined<select_lookahead_config<4, 63, 6>>("la_4x63x6", {16});
+  register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 63, 6>>({16});
   register_small_tile_shapes<compaction::select_flagged>();
   register_small_tile_shapes<compaction::partition>();
   register_eight_byte_shapes();

@@ -22,7 +22,8 @@ inline constexpr bool lookahead_candidate = sizeof(T) == 4 || sizeof(T) == 8;
 /// beside); Small: up to Policies::lookahead_small_max_items.
 template <class Policies, bool Partition, class Selector, bool Small = false>
 using select_lookahead_policy = std::conditional_t<
-    Partition, std::conditional_t<Small, typename Policies::lookahead_partition_small, typename Policies::lookahead_partition>,
+    Partition,
+    std::conditional_t<Small, typename Policies::lookahead_partition_small, typename Policies::lookahead_partition>,
     std::conditional_t<device::staged_flags<Selector>::present, typename Policies::lookahead_flags,
                        std::conditional_t<Small, typename Policies::lookahead_small, typename Policies::lookahead>>>;
 

@@ -134,6 +134,10 @@ const bool registered = [] {
   register_lookahead_policy<u32, scan_lookahead_config<4, 39, 10, 2>>("la_4w_39_10s_2chunks", {24, 28});
   register_lookahead_policy<u32, scan_lookahead_config<8, 31, 6, 2>>("la_8w_31_6s_2chunks", {20, 24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<4, 31, 6, 4>>("la_4w_31_6s", {16, 18, 20, 22, 24, 28});
+  // The look-ahead reading 8 x 32 descriptors a poll: a block's consecutive tiles lie about an SM count
+  // of tiles apart, which 4 x 32 covers in two polls.
+  register_lookahead_policy<u32, scan_lookahead_config<4, 63, 6, 8>>("la_4w_63_6s_8chunks", {20, 24, 28});
+  register_lookahead_policy<u64, scan_lookahead_config<4, 31, 6, 8>>("la_4w_31_6s_8chunks", {20, 24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<4, 39, 5, 4>>("la_4w_39_5s", {20, 24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<4, 23, 8, 2>>("la_4w_23_8s_2chunks", {20, 24, 28});
   register_lookahead_policy<u64, scan_lookahead_config<4, 27, 7, 2>>("la_4w_27_7s_2chunks", {20, 24, 28});

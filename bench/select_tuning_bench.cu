@@ -89,11 +89,13 @@ void register_pipelined(const char* label, std::initializer_list<int> log_sizes 
           });
 }
 
-/// "la_4x47x6": the pipelined policy's warps a role, items a thread and stages.
+/// "la_4x47x6": the pipelined policy's warps a role, items a thread and stages; "_c8" where its
+/// look-ahead reads other than 4 x 32 descriptors a poll.
 template <class Policy>
 std::string shape_label() {
+  const std::string chunks = Policy::lookahead_chunks == 4 ? "" : "_c" + std::to_string(Policy::lookahead_chunks);
   return "la_" + std::to_string(Policy::warps) + "x" + std::to_string(Policy::items_per_thread) + "x" +
-         std::to_string(Policy::stages);
+         std::to_string(Policy::stages) + chunks;
 }
 
 /// Op's rows on items of T for each pipelined policy, labelled by its shape.
@@ -132,6 +134,23 @@ void register_eight_byte_shapes() {
                   select_lookahead_config<4, 15, 4>>({20, 24});
   register_shapes<compaction::partition, u64, select_lookahead_config<4, 47, 4>, select_lookahead_config<2, 31, 6>,
                   select_lookahead_config<4, 31, 3>>({20, 24});
+}
+
+/// The look-ahead reading 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a
+/// block's consecutive tiles lie about an SM count of tiles apart, which 4 x 32 covers in two polls.
+void register_lookahead_chunks() {
+  using policy::select_lookahead_config;
+  using u64 = std::uint64_t;
+  register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 63, 6, 8>,
+                  select_lookahead_config<4, 63, 6, 16>>({20, 24, 28});
+  register_shapes<compaction::select_flagged, std::uint32_t, select_lookahead_config<4, 63, 5, 8>,
+                  select_lookahead_config<4, 63, 5, 16>>({20, 24, 28});
+  register_shapes<compaction::partition, std::uint32_t, select_lookahead_config<4, 39, 8, 8>,
+                  select_lookahead_config<4, 39, 8, 16>>({20, 24, 28});
+  register_shapes<compaction::select_if, u64, select_lookahead_config<4, 31, 6, 8>,
+                  select_lookahead_config<4, 31, 6, 16>>({24, 28});
+  register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 31, 5, 8>>({24, 28});
+  register_shapes<compaction::partition, u64, select_lookahead_config<4, 31, 6, 8>>({24, 28});
 }
 
 const bool registered = [] {
@@ -185,6 +204,7 @@ const bool registered = [] {
   register_small_tile_shapes<compaction::select_flagged>();
   register_small_tile_shapes<compaction::partition>();
   register_eight_byte_shapes();
+  register_lookahead_chunks();
   return true;
 }();
 

@@ -120,6 +120,24 @@
 //       At 2^16 4x47x4 was slower (partition 0.0124-0.0127 against CUB's 0.0118-0.0120, where 4x31x6 had
 //       0.0112-0.0114 and the look-back kernel 0.0119-0.0125 against 0.0129-0.0131), so 8-byte items
 //       start on the pipeline at 2^17.
+//     What bounds the pipeline (bench/results/compaction-decisions.md), H100, 2^28 uint32 select_if at 1%
+//       kept: 0.49 ms, 2.0 TB/s read where a reduction reads 3.0; partition 1.9 us a tile a block at every
+//       fraction. The look-ahead reading 8 or 16 x 32 descriptors a poll instead of 4 (a block's next tile
+//       lies about 132 ids on): select_if 1% / 50% / 99% 2^28 0.514 / 0.562 / 0.726 and 0.603 / 0.622 /
+//       0.723 against 0.491 / 0.561 / 0.721; partition 0.796-0.797 and 0.965-0.970 against 0.783-0.789;
+//       uint64 select_if 1% 0.856 and 1.011 against 0.828. Not kept. Each stage released as soon as its
+//       copies have read it, instead of a tile later: partition 0.821-0.856 against 0.783. Not kept. The
+//       look-ahead starting on the tile id instead of the loaded tile (device/lookahead_pipeline.cuh):
+//       select_if 1% 0.489, partition 0.781-0.783, scan 0.725-0.731, level; kept, since the look-ahead is
+//       now what the store role waits on (below). ncu then showed the reduce role issuing 18 instructions
+//       an item (select_if: 1140 a warp and tile of 63 items, busy 90% of its time) and partition's store
+//       role 26: a whole-run path without end tests, decisions in two 32-bit words, slots as pointers, and
+//       the benchmark's comparison (typed::compare_predicate) as two compares and two selects an item.
+//       After, one run: select_if 1% / 50% / 99% 2^28 0.405 / 0.552 / 0.724, 2^24 0.043 / 0.052 / 0.062;
+//       partition 4x39x8 0.746-0.747 and 0.062-0.066; uint64 select_if 1% 0.795, partition 1.428-1.430.
+//       ncu of select_if at 1%: 196 M instructions where there were 308 M, DRAM 73% busy where it was 55%,
+//       the reduce role waiting on loads and the store role on the look-ahead's prefix, each about a
+//       third of its time. CUB runs the same comparison and gained more at 50% kept (2^28 0.83 -> 0.72 ms).
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

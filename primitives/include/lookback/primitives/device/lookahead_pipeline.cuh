@@ -3,8 +3,10 @@
 // device/deterministic_scan_lookahead_kernel.cuh): one persistent block an SM whose stages of shared
 // memory each hold one tile. One thread takes tile ids and brings tiles in by bulk copies; reduce warps
 // publish what a tile contributes to later tiles; a look-ahead warp finds the tile's prefix; scan warps
-// write the results over the items and one of them copies the tile out. Each stage's four barriers mark
-// the hand-overs: loaded, reduced, prefix known, free again.
+// write the results over the items and one of them copies the tile out. Each stage's five barriers mark
+// the hand-overs: tile id known, loaded, reduced, prefix known, free again. The look-ahead starts on the
+// id, while the tile is still on its way: a tile's prefix needs only the aggregates before it, and
+// waiting for its own load put a DRAM latency and the look-ahead's polls one after the other.
 #include <lookback/primitives/thread/bulk_copy.cuh>
 #include <lookback/primitives/tile/running_lookahead.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
@@ -22,6 +24,7 @@ __device__ __forceinline__ unsigned bulk_bytes(int valid) {
 
 /// A stage's barriers and its tile's id (past the last tile: the load role has stopped).
 struct stage_sync {
+  std::uint64_t id_known;
   std::uint64_t loaded;
   std::uint64_t reduced;
   std::uint64_t prefix_known;
@@ -40,6 +43,7 @@ __device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned r
                                               unsigned other_readers = 0) {
   if (threadIdx.x != 0) return;
   for (int s = 0; s < Stages; ++s) {
+    thread::barrier_init(&ctl[s].sync.id_known, 1);
     thread::barrier_init(&ctl[s].sync.loaded, 1);
     thread::barrier_init(&ctl[s].sync.reduced, role_threads);
     thread::barrier_init(&ctl[s].sync.prefix_known, 1);
@@ -63,6 +67,7 @@ __device__ __forceinline__ void load_tiles(Control (&ctl)[Stages], T* stage_item
     if (it >= Stages) thread::barrier_wait(&c.free, (it / Stages - 1) & 1);
     const std::int64_t tile = atomicAdd(d_tile_counter, 1u);
     c.tile = tile;
+    thread::barrier_arrive(&c.id_known);
     if (tile >= num_tiles) {
       thread::barrier_arrive(&c.loaded);
       return;
@@ -132,12 +137,13 @@ __device__ __forceinline__ void for_each_tile_to_scan(Control (&ctl)[Stages], st
   }
 }
 
-/// The tile id of stage `s` in round `it / Stages`, read by lane 0 alone once loaded and passed to the
-/// warp, so that lane 0's arrival releases every read of it (the look-ahead warp).
+/// The tile id of stage `s` in round `it / Stages`, read by lane 0 alone once known (the tile may still
+/// be loading) and passed to the warp, so that lane 0's arrival releases every read of it (the
+/// look-ahead warp).
 template <int Stages, class Control>
 __device__ __forceinline__ std::int64_t warp_wait_tile(Control (&ctl)[Stages], int it) {
   stage_sync& c = ctl[it % Stages].sync;
-  thread::barrier_wait(&c.loaded, (it / Stages) & 1);
+  thread::barrier_wait(&c.id_known, (it / Stages) & 1);
   return __shfl_sync(0xffffffffu, (threadIdx.x % 32) == 0 ? c.tile : 0, 0);
 }
 

@@ -77,6 +77,11 @@
 //       stages 0.0120 / 0.0180 / 0.0325, 8x31 3 stages 0.0122 / 0.0171 / 0.0323: 4x47 up to 2^21
 //       (lookahead_small). H100, one run: 4x31 0.016 / 0.020 / 0.035, 4x47 0.013 / 0.019 / 0.037;
 //       in the main table at 2^20 0.0128 ms against CUB's 0.0172 (1.35x; H200 1.36x).
+//     H100, the look-ahead reading 8 x 32 descriptors a poll instead of 4, one run, 2^20 / 2^24 / 2^28:
+//       uint32 4x63 6 stages 0.0115 / 0.0619 / 0.746 against 0.0142 / 0.0614 / 0.730 (4 x 32 measured
+//       0.0115 and 0.0127 at 2^20 in the next two runs); uint64 4x31 0.0172 / 0.103 / 1.438 against
+//       0.0187 / 0.104 / 1.437. Not kept. The look-ahead starting on the tile id rather than the loaded
+//       tile (lookahead_pipeline.cuh) measured level: uint32 2^24 / 2^28 0.057-0.059 / 0.725-0.731.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

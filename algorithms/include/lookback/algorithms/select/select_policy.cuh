@@ -138,6 +138,13 @@
 //       ncu of select_if at 1%: 196 M instructions where there were 308 M, DRAM 73% busy where it was 55%,
 //       the reduce role waiting on loads and the store role on the look-ahead's prefix, each about a
 //       third of its time. CUB runs the same comparison and gained more at 50% kept (2^28 0.83 -> 0.72 ms).
+//       The tile shapes again after, one run, 2^24 / 2^28 at 1% / 50% / 99% kept: select_if 4x63x6 0.042 /
+//       0.050 / 0.059 and 0.401 / 0.546 / 0.720 led (4x63x5 0.042 / 0.052 / 0.061, 4x47x6 0.045 / 0.052 /
+//       0.060, 8x23x6 0.048 / 0.054 / 0.062; 4x31x8 and 2x63x8 0.057-0.067 and 0.66-0.79). Partition:
+//       4x55x6 0.063 / 0.061 / 0.061 and 0.725-0.728 (99% of a memcpy), 4x47x6 0.062-0.063 and 0.735-0.741,
+//       4x39x8 0.063 and 0.747-0.748, 4x63x5 0.064 and 0.752-0.754, 4x31x6 0.066-0.069 and 0.787-0.795.
+//       4x55x6 is 3% faster at 2^28 now, but lost to 4x39x8 on the H200 before (0.865 against 0.752) and
+//       has not been measured there since: partition keeps 4x39x8 until it has.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

@@ -449,9 +449,9 @@ TEST(CompareReduce, NanOnlyMatchesNan) {
 
 namespace {
 
-// The compaction's comparison is a table lookup (typed/select_predicate.hpp); every kind against the
-// comparison it stands for, on both sides of the value, equal to it, and NaN (unordered: only ne and
-// nonzero keep it).
+// The compaction's comparison reads its kind's row of a table (typed/select_predicate.hpp), with an
+// unordered outcome for floats alone; every kind against the comparison it stands for, on both sides of
+// the value, equal to it, at the integers' extremes, and NaN (unordered: only ne and nonzero keep it).
 TEST(ComparePredicate, EveryKindAgreesWithItsComparison) {
   using lookback::typed::compare_kind;
   using lookback::typed::compare_predicate;
@@ -468,12 +468,23 @@ TEST(ComparePredicate, EveryKindAgreesWithItsComparison) {
   }
   EXPECT_TRUE((compare_predicate<float>{compare_kind::ne, 1.0f}(nan)));
   EXPECT_FALSE((compare_predicate<float>{compare_kind::eq, nan}(nan)));
-  for (const std::int32_t x : {-7, 0, 4, 5, 6}) {
+  for (const std::int32_t x : {std::numeric_limits<std::int32_t>::min(), -7, 0, 4, 5, 6,
+                               std::numeric_limits<std::int32_t>::max()}) {
     EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::gt, 5}(x)), x > 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::ge, 5}(x)), x >= 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::lt, 5}(x)), x < 5) << x;
     EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::le, 5}(x)), x <= 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::eq, 5}(x)), x == 5) << x;
+    EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::ne, 5}(x)), x != 5) << x;
     EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::nonzero, 0}(x)), x != 0) << x;
     // nonzero ignores the value.
     EXPECT_EQ((compare_predicate<std::int32_t>{compare_kind::nonzero, 4}(x)), x != 0) << x;
+  }
+  const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  for (const std::uint64_t x : {std::uint64_t{0}, top - 1, top}) {
+    EXPECT_EQ((compare_predicate<std::uint64_t>{compare_kind::lt, top}(x)), x < top) << x;
+    EXPECT_EQ((compare_predicate<std::uint64_t>{compare_kind::ge, top - 1}(x)), x >= top - 1) << x;
+    EXPECT_EQ((compare_predicate<std::uint64_t>{compare_kind::eq, 0}(x)), x == 0) << x;
   }
 }
 

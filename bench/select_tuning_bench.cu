@@ -136,11 +136,12 @@ void register_eight_byte_shapes() {
                   select_lookahead_config<4, 31, 3>>({20, 24});
 }
 
-/// The look-ahead reading 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a
+/// The look-ahead reading 2, 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a
 /// block's consecutive tiles lie about an SM count of tiles apart, which 4 x 32 covers in two polls.
 void register_lookahead_chunks() {
   using policy::select_lookahead_config;
   using u64 = std::uint64_t;
+  register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 47, 6, 2>>({24, 28});
   register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 63, 6, 8>,
                   select_lookahead_config<4, 63, 6, 16>>({20, 24, 28});
   register_shapes<compaction::select_flagged, std::uint32_t, select_lookahead_config<4, 63, 5, 8>,
@@ -198,7 +199,6 @@ const bool registered = [] {
                   select_lookahead_config<4, 63, 6>, select_lookahead_config<4, 63, 5>,
                   select_lookahead_config<4, 31, 8>, select_lookahead_config<8, 23, 6>,
                   select_lookahead_config<2, 63, 8>>({20, 22, 24, 28});
-  register_pipelined<select_lookahead_config<4, 47, 6, 2>>("la_4x47x6_2chunks", {24, 28});
   // select_if's tiles at 2^16, and select_flagged's and partition's.
   register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 63, 6>>({16});
   register_small_tile_shapes<compaction::select_flagged>();

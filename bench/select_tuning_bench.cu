@@ -119,7 +119,7 @@ void register_small_tile_shapes() {
 /// block's shared memory at 8 bytes: candidates for select_if, select_flagged and partition, beside the
 /// main table's uint64 rows. At 2^20 (8 MiB) the 4 x 31 tiles stayed level with CUB, hence the second
 /// set at 2^20 and 2^24: a tile a block (4 x 63 x 3, 4 x 47 x 4), or two and three blocks an SM (2 x 31
-/// x 6, 4 x 31 x 3, 4 x 15 x 4).
+/// x 6, 4 x 31 x 3, 4 x 15 x 4); for flags, whose 4 x 31 x 5 stayed level with CUB at 2^20, the first two.
 void register_eight_byte_shapes() {
   using policy::select_lookahead_config;
   using u64 = std::uint64_t;
@@ -134,6 +134,8 @@ void register_eight_byte_shapes() {
                   select_lookahead_config<4, 15, 4>>({20, 24});
   register_shapes<compaction::partition, u64, select_lookahead_config<4, 47, 4>, select_lookahead_config<2, 31, 6>,
                   select_lookahead_config<4, 31, 3>>({20, 24});
+  register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 47, 4>,
+                  select_lookahead_config<4, 63, 3>>({20, 24});
 }
 
 /// The look-ahead reading 2, 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a

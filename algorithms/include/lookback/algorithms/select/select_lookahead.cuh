@@ -24,7 +24,8 @@ template <class Policies, bool Partition, class Selector, bool Small = false>
 using select_lookahead_policy = std::conditional_t<
     Partition,
     std::conditional_t<Small, typename Policies::lookahead_partition_small, typename Policies::lookahead_partition>,
-    std::conditional_t<device::staged_flags<Selector>::present, typename Policies::lookahead_flags,
+    std::conditional_t<device::staged_flags<Selector>::present,
+                       std::conditional_t<Small, typename Policies::lookahead_flags_small, typename Policies::lookahead_flags>,
                        std::conditional_t<Small, typename Policies::lookahead_small, typename Policies::lookahead>>>;
 
 template <class Policy, bool Partition, class T, class Selector>

@@ -202,9 +202,10 @@ struct select {
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
-  /// Up to lookahead_small_max_items, 8-byte items of select_if and partition take a tile of 47 KiB a
-  /// block in four stages (at 2^20 a block's tiles are one or two); flags and 4-byte items keep theirs.
+  /// Up to lookahead_small_max_items, 8-byte items take a tile of 47 KiB a block in four stages (at 2^20
+  /// a block's tiles are one or two; flags: 53 KiB with theirs); 4-byte items keep theirs.
   using lookahead_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead>;
+  using lookahead_flags_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_flags>;
   using lookahead_partition_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_partition>;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << (wide ? 17 : 16);

@@ -63,29 +63,6 @@ struct select_stage_control {
   unsigned long long thread_keep[Warps * warp::warp_size];
 };
 
-/// A run's decisions, bit k for its item k, held as two 32-bit words: with k unrolled, setting or
-/// testing a bit is one shift and one logic instruction, where a 64-bit shift costs several an item (ncu
-/// found the deciding warps bounding select_if at 1% kept; select/select_policy.cuh).
-struct run_bits {
-  unsigned low = 0;
-  unsigned high = 0;
-  __device__ __forceinline__ void set(int k, bool bit) {
-    if (k < 32) low |= static_cast<unsigned>(bit) << k;
-    else high |= static_cast<unsigned>(bit) << (k - 32);
-  }
-  __device__ __forceinline__ unsigned long long word() const { return static_cast<unsigned long long>(high) << 32 | low; }
-  __device__ __forceinline__ static bool test(unsigned long long bits, int k) {
-    return ((k < 32 ? static_cast<unsigned>(bits) >> k : static_cast<unsigned>(bits >> 32) >> (k - 32)) & 1u) != 0;
-  }
-};
-
-/// Items of the run of ItemsPerThread from `first` that lie before `valid` (all of them but in a
-/// partial last tile).
-template <int ItemsPerThread>
-__device__ __forceinline__ int items_in_run(int valid, int first) {
-  return max(0, min(ItemsPerThread, valid - first));
-}
-
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// By every thread `r` of the store role: items [0, count) of the shared `src` to `dst`, the span whose
 /// output addresses are 16-byte aligned by one bulk copy of thread 0 (src lies at the same offset from
@@ -159,7 +136,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // every item of the SM, and no other warps hide a read's latency. Whole runs (all but the last
       // tile's) test no item against the run's end, and the decisions go to two 32-bit words: ncu found
       // this role issuing 18 instructions an item, and the bottleneck of select_if at 1% kept.
-      const int in_run = items_in_run<items_per_thread>(valid, first);
+      const int in_run = valid == tile_items ? items_per_thread : max(0, min(items_per_thread, valid - first));
       const auto decide_run = [&](auto whole_run) {
         constexpr bool whole = decltype(whole_run)::value;
         std::conditional_t<flags::present, Flag, T> read[items_per_thread];
@@ -168,15 +145,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (flags::present) read[k] = whole || k < in_run ? item_flags[k] : Flag{};
           else read[k] = whole || k < in_run ? items[k] : T{};
         }
-        run_bits kept_items;
+        unsigned low = 0;
+        unsigned high = 0;
 #pragma unroll
         for (int k = 0; k < items_per_thread; ++k) {
           bool kept_item;
           if constexpr (flags::present) kept_item = read[k] != Flag{};
           else kept_item = decide(read[k]);
-          kept_items.set(k, kept_item && (whole || k < in_run));
+          kept_item = kept_item && (whole || k < in_run);
+          if (k < 32) low |= static_cast<unsigned>(kept_item) << k;
+          else high |= static_cast<unsigned>(kept_item) << (k - 32);
         }
-        return kept_items.word();
+        return static_cast<unsigned long long>(high) << 32 | low;
       };
       const unsigned long long keep =
           in_run == items_per_thread ? decide_run(std::true_type{}) : decide_run(std::false_type{});
@@ -222,11 +202,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       const int kept_shift =
           static_cast<int>(reinterpret_cast<std::uintptr_t>(kept_out) % thread::bulk_copy_alignment) /
           static_cast<int>(sizeof(T));
-      // Slots as pointers: a bit test and a predicated store an item.
+      // Decisions as two 32-bit words and slots as pointers: a bit test and a predicated store an item.
+      const auto bit_of = [](unsigned long long bits, int k) {
+        return ((k < 32 ? static_cast<unsigned>(bits) >> k : static_cast<unsigned>(bits >> 32) >> (k - 32)) & 1u) != 0;
+      };
       T* kept_slot = stage + kept_shift + kept_before;
 #pragma unroll
       for (int k = 0; k < items_per_thread; ++k)
-        if (run_bits::test(keep, k)) *kept_slot++ = run[k];
+        if (bit_of(keep, k)) *kept_slot++ = run[k];
       // Rejected item i of the tile belongs at d_out[n - 1 - (rejected before the tile + i)]; it stages at
       // rejected_end - i, in the last vector of the stage, at that address's offset from 16 bytes.
       if constexpr (Partition) {
@@ -237,12 +220,12 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             static_cast<int>(reinterpret_cast<std::uintptr_t>(rejected_out) % thread::bulk_copy_alignment) /
             static_cast<int>(sizeof(T));
         const int rejected_end = stage_items_count - vec + (rejected_shift + tile_rejected + vec - 1) % vec;
-        const int in_run = items_in_run<items_per_thread>(valid, first);
+        const int in_run = max(0, min(items_per_thread, valid - first));
         const unsigned long long rejected = ~keep & (in_run >= 64 ? ~0ull : (1ull << in_run) - 1ull);
         T* rejected_slot = stage + rejected_end - (min(first, valid) - kept_before);
 #pragma unroll
         for (int k = 0; k < items_per_thread; ++k)
-          if (run_bits::test(rejected, k)) *rejected_slot-- = run[k];
+          if (bit_of(rejected, k)) *rejected_slot-- = run[k];
         thread::fence_shared_for_bulk_copies();
         thread::named_barrier(2, role_threads);
         copy_compacted_out(stage + kept_shift, kept_out, tile_kept, r);

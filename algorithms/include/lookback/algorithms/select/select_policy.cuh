@@ -145,6 +145,12 @@
 //       4x39x8 0.063 and 0.747-0.748, 4x63x5 0.064 and 0.752-0.754, 4x31x6 0.066-0.069 and 0.787-0.795.
 //       4x55x6 is 3% faster at 2^28 now, but lost to 4x39x8 on the H200 before (0.865 against 0.752) and
 //       has not been measured there since: partition keeps 4x39x8 until it has.
+//     select_flagged of uint64 at 2^20, where 4x31x5 stayed level with CUB (1.01x / 0.99x / 1.02x), one run,
+//       2^20 / 2^24 at 1% / 50% / 99% kept (bench/results/compaction-flags-small.md): 4x31x5 0.0158 / 0.0165 /
+//       0.0175 and 0.069 / 0.087 / 0.108; 4x47x4 0.0124 / 0.0143 / 0.0162 and 0.071 / 0.093 / 0.116; 4x63x3
+//       0.0125 / 0.0138 / 0.0154 and 0.081 / 0.102 / 0.122. Hence 4x47x4 up to 2^21 for flags too (main rows
+//       at 2^20 1.30x / 1.25x / 1.15x CUB). Partition again in the same run: 4x55x6 0.061-0.063 and 0.726-0.730,
+//       4x39x8 0.063-0.064 and 0.750.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

@@ -90,12 +90,14 @@ void register_pipelined(const char* label, std::initializer_list<int> log_sizes 
 }
 
 /// "la_4x47x6": the pipelined policy's warps a role, items a thread and stages; "_c8" where its
-/// look-ahead reads other than 4 x 32 descriptors a poll.
+/// look-ahead reads other than 4 x 32 descriptors a poll, "_w200" where it waits 200 ns after a poll
+/// that found nothing new.
 template <class Policy>
 std::string shape_label() {
   const std::string chunks = Policy::lookahead_chunks == 4 ? "" : "_c" + std::to_string(Policy::lookahead_chunks);
+  const std::string wait = Policy::retry_delay_ns == 0 ? "" : "_w" + std::to_string(Policy::retry_delay_ns);
   return "la_" + std::to_string(Policy::warps) + "x" + std::to_string(Policy::items_per_thread) + "x" +
-         std::to_string(Policy::stages) + chunks;
+         std::to_string(Policy::stages) + chunks + wait;
 }
 
 /// Op's rows on items of T for each pipelined policy, labelled by its shape.
@@ -156,6 +158,16 @@ void register_lookahead_chunks() {
   register_shapes<compaction::partition, u64, select_lookahead_config<4, 31, 6, 8>>({24, 28});
 }
 
+/// The look-ahead waiting 100 or 300 ns after a poll that found nothing new (tile/running_lookahead.cuh)
+/// instead of polling again at once: 132 look-ahead warps polling the descriptors share L2 with the loads.
+void register_lookahead_waits() {
+  using policy::select_lookahead_config;
+  register_shapes<compaction::select_if, std::uint32_t, select_lookahead_config<4, 63, 6, 4, 100>,
+                  select_lookahead_config<4, 63, 6, 4, 300>>({20, 24, 28});
+  register_shapes<compaction::partition, std::uint32_t, select_lookahead_config<4, 39, 8, 4, 100>,
+                  select_lookahead_config<4, 39, 8, 4, 300>>({24, 28});
+}
+
 const bool registered = [] {
   register_both<select_config<256, 16, true, 1100>>("256x16");
   register_both<select_config<512, 16, true, 1100>>("512x16");
@@ -207,6 +219,7 @@ const bool registered = [] {
   register_small_tile_shapes<compaction::partition>();
   register_eight_byte_shapes();
   register_lookahead_chunks();
+  register_lookahead_waits();
   return true;
 }();
 

@@ -151,6 +151,14 @@
 //       0.0125 / 0.0138 / 0.0154 and 0.081 / 0.102 / 0.122. Hence 4x47x4 up to 2^21 for flags too (main rows
 //       at 2^20 1.30x / 1.25x / 1.15x CUB). Partition again in the same run: 4x55x6 0.061-0.063 and 0.726-0.730,
 //       4x39x8 0.063-0.064 and 0.750.
+//     The look-ahead waiting 100 or 300 ns after a poll that found nothing new, two runs each, select_if
+//       4x63x6 at 2^20 / 2^24 / 2^28, 1% / 50% / 99% kept: none 0.0115-0.0125 / 0.0114-0.0134 / 0.0123-
+//       0.0139, 0.042-0.043 / 0.050-0.054 / 0.059, 0.401-0.403 / 0.546 / 0.717-0.718; 100 ns 0.0116 /
+//       0.0113-0.0125 / 0.0127-0.0130, 0.042-0.043 / 0.049-0.051 / 0.060-0.061, 0.402-0.407 / 0.546-0.553 /
+//       0.717-0.718; 300 ns 0.0114-0.0117 / 0.0114-0.0115 / 0.0121-0.0122, 0.042 / 0.049-0.050 / 0.059,
+//       0.402-0.403 / 0.545-0.550 / 0.717. Partition 4x39x8 at 2^24 / 2^28: none 0.062-0.063 / 0.746-0.747,
+//       100 ns 0.062-0.064 / 0.747-0.755, 300 ns 0.061-0.062 / 0.747-0.751. Level within the spread of two
+//       runs of one row (select_if 50% at 2^24: 0.0496 and 0.0538 without a wait); not kept.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

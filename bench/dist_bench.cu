@@ -32,6 +32,10 @@
 #include <vector>
 
 namespace lookback::bench {
+
+/// NCCL's copy-engine all-to-all beside its kernels, alone and under a local sort (dist_copy_engine_bench.cu).
+void register_copy_engine_rows(int gpus, std::int64_t total);
+
 namespace {
 
 using dist::device_backend;
@@ -504,6 +508,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("gpus", std::to_string(gpus));
   benchmark::AddCustomContext("nccl", lookback::dist::nccl_version());
   lookback::bench::register_all(gpus);
+  lookback::bench::register_copy_engine_rows(gpus, std::int64_t{1} << 30);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 64;  // EX_USAGE
   benchmark::RunSpecifiedBenchmarks();

@@ -41,13 +41,34 @@ Fn nccl_symbol(const char* name) {
 class exchange_group {
  public:
   exchange_group(int gpus, bool copy_engines, std::int64_t per_peer, std::int64_t sort_keys)
-      : gpus_(gpus), per_peer_(per_peer), sort_keys_(sort_keys) {
+      : gpus_(gpus), per_peer_(per_peer), sort_keys_(sort_keys), ranks_(static_cast<std::size_t>(gpus)) {
+    try {
+      set_up(copy_engines);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  exchange_group(const exchange_group&) = delete;
+  exchange_group& operator=(const exchange_group&) = delete;
+  ~exchange_group() { release(); }
+
+  /// Milliseconds from the first launch to every stream done: the sort on each GPU's work stream (where
+  /// sort_keys > 0) and, with `exchange`, the all-to-all on its exchange stream at the same time.
+  double time_ms(bool exchange);
+
+  std::size_t exchange_bytes() const {
+    return static_cast<std::size_t>(per_peer_) * static_cast<std::size_t>(gpus_) * sizeof(std::uint32_t);
+  }
+
+ private:
+  void set_up(bool copy_engines) {
     const auto window_register = nccl_symbol<register_fn>("ncclCommWindowRegister");
     if (window_register == nullptr || nccl_symbol<alltoall_fn>("ncclAlltoAll") == nullptr)
       throw std::runtime_error("this NCCL has no ncclAlltoAll or ncclCommWindowRegister (2.28 and later)");
     ncclUniqueId id;
     nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    ranks_.resize(static_cast<std::size_t>(gpus));
+    const int gpus = gpus_;
     nccl_try(ncclGroupStart(), "ncclGroupStart");
     for (int r = 0; r < gpus; ++r) {
       LOOKBACK_CUDA_TRY(cudaSetDevice(r));
@@ -89,9 +110,9 @@ class exchange_group {
       LOOKBACK_CUDA_TRY(cudaDeviceSynchronize());
     }
   }
-  exchange_group(const exchange_group&) = delete;
-  exchange_group& operator=(const exchange_group&) = delete;
-  ~exchange_group() {
+
+  /// Whatever set_up made, also after it failed partway.
+  void release() noexcept {
     const auto window_deregister = nccl_symbol<deregister_fn>("ncclCommWindowDeregister");
     for (int r = 0; r < gpus_; ++r) {
       auto& k = rank(r);
@@ -110,39 +131,10 @@ class exchange_group {
     }
   }
 
-  /// Milliseconds from the first launch to every stream done: the sort on each GPU's work stream (where
-  /// sort_keys > 0) and, with `exchange`, the all-to-all on its exchange stream at the same time.
-  double time_ms(bool exchange) {
-    const auto all_to_all = nccl_symbol<alltoall_fn>("ncclAlltoAll");
-    const auto begin = std::chrono::steady_clock::now();
-    for (int r = 0; r < gpus_; ++r) {
-      auto& k = rank(r);
-      LOOKBACK_CUDA_TRY(cudaSetDevice(r));
-      if (sort_keys_ > 0) radix_sort_keys(k.temp, k.temp_bytes, k.keys_in, k.keys_out, sort_keys_, 0, 32, k.work);
-    }
-    if (exchange) {
-      nccl_try(ncclGroupStart(), "ncclGroupStart");
-      for (int r = 0; r < gpus_; ++r) {
-        auto& k = rank(r);
-        LOOKBACK_CUDA_TRY(cudaSetDevice(r));
-        nccl_try(all_to_all(k.send, k.recv, static_cast<size_t>(per_peer_), ncclUint32, k.comm, k.exchange), "ncclAlltoAll",
-                 k.comm);
-      }
-      nccl_try(ncclGroupEnd(), "ncclGroupEnd");
-    }
-    for (int r = 0; r < gpus_; ++r) {
-      LOOKBACK_CUDA_TRY(cudaSetDevice(r));
-      LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank(r).work));
-      LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank(r).exchange));
-    }
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
-  }
+  struct rank_state;
+  rank_state& rank(int r) { return ranks_[static_cast<std::size_t>(r)]; }
+  static void fill_keys(std::uint32_t* d_keys, std::int64_t n, int r);
 
-  std::size_t exchange_bytes() const {
-    return static_cast<std::size_t>(per_peer_) * static_cast<std::size_t>(gpus_) * sizeof(std::uint32_t);
-  }
-
- private:
   struct rank_state {
     ncclComm_t comm = nullptr;
     cudaStream_t exchange = nullptr, work = nullptr;
@@ -154,26 +146,51 @@ class exchange_group {
     void* temp = nullptr;
     std::size_t temp_bytes = 0;
   };
-  rank_state& rank(int r) { return ranks_[static_cast<std::size_t>(r)]; }
-
-  /// Uniform random keys, different on every GPU.
-  static void fill_keys(std::uint32_t* d_keys, std::int64_t n, int r) {
-    std::vector<std::uint32_t> host(static_cast<std::size_t>(n));
-    std::uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(r + 1);
-    for (auto& key : host) {
-      z ^= z << 13;
-      z ^= z >> 7;
-      z ^= z << 17;
-      key = static_cast<std::uint32_t>(z >> 32);
-    }
-    LOOKBACK_CUDA_TRY(cudaMemcpy(d_keys, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  }
 
   int gpus_;
   std::int64_t per_peer_;
   std::int64_t sort_keys_;
   std::vector<rank_state> ranks_;
 };
+
+double exchange_group::time_ms(bool exchange) {
+  const auto all_to_all = nccl_symbol<alltoall_fn>("ncclAlltoAll");
+  const auto begin = std::chrono::steady_clock::now();
+  for (int r = 0; r < gpus_; ++r) {
+    auto& k = rank(r);
+    LOOKBACK_CUDA_TRY(cudaSetDevice(r));
+    if (sort_keys_ > 0) radix_sort_keys(k.temp, k.temp_bytes, k.keys_in, k.keys_out, sort_keys_, 0, 32, k.work);
+  }
+  if (exchange) {
+    nccl_try(ncclGroupStart(), "ncclGroupStart");
+    for (int r = 0; r < gpus_; ++r) {
+      auto& k = rank(r);
+      LOOKBACK_CUDA_TRY(cudaSetDevice(r));
+      nccl_try(all_to_all(k.send, k.recv, static_cast<size_t>(per_peer_), ncclUint32, k.comm, k.exchange), "ncclAlltoAll",
+               k.comm);
+    }
+    nccl_try(ncclGroupEnd(), "ncclGroupEnd");
+  }
+  for (int r = 0; r < gpus_; ++r) {
+    LOOKBACK_CUDA_TRY(cudaSetDevice(r));
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank(r).work));
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank(r).exchange));
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+}
+
+/// Uniform random keys, different on every GPU.
+void exchange_group::fill_keys(std::uint32_t* d_keys, std::int64_t n, int r) {
+  std::vector<std::uint32_t> host(static_cast<std::size_t>(n));
+  std::uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(r + 1);
+  for (auto& key : host) {
+    z ^= z << 13;
+    z ^= z >> 7;
+    z ^= z << 17;
+    key = static_cast<std::uint32_t>(z >> 32);
+  }
+  LOOKBACK_CUDA_TRY(cudaMemcpy(d_keys, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+}
 
 /// One row: a group made for it (and destroyed after, so the next row's buffers fit), a warm-up call,
 /// then the timed calls.

@@ -1,8 +1,9 @@
 // NCCL 2.28's copy-engine all-to-all beside its kernels, alone and under a concurrent local sort: what
 // it would take for the distributed sort's exchange to run under its sort passes (docs/distributed.md).
 // Communicators asking for no CTAs (NCCL_CTA_POLICY_ZERO) and buffers from ncclMemAlloc registered as
-// symmetric windows let NCCL move an ncclAlltoAll over NVLink with the copy engines; the SMs stay free
-// for the sort. Rows, on the first `gpus` GPUs of this process, each with its own communicators:
+// symmetric windows are what NCCL 2.28 asks before it moves an ncclAlltoAll over NVLink with the copy
+// engines, leaving the SMs to the sort (on two H100s with 2.28.3 its log did not say it did:
+// bench/results/h100x2-copy-engine-exchange.md). Rows, on the first `gpus` GPUs of this process, each with its own communicators:
 //   dist_ce_alltoall / dist_sm_alltoall: every GPU sends total / gpus / gpus 4-byte items to each GPU;
 //   dist_ce_sort / dist_sm_sort / dist_sort_alone: every GPU sorts total / gpus uint32 keys while the
 //   same exchange runs on a second stream (or without it).

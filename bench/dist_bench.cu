@@ -5,6 +5,8 @@
 // barrier of every rank to the last rank's stream done: what a caller of the distributed sort waits,
 // host exchanges included (CUDA events would time one GPU's stream). Medians of repetitions after a
 // warm-up run; bench/dist_table.py turns the JSON into the scaling table.
+#include "dist_bench_support.cuh"
+
 #include <lookback/distributed/device_backend.cuh>
 #include <lookback/distributed/histogram.hpp>
 #include <lookback/distributed/nccl_communicator.hpp>
@@ -16,7 +18,6 @@
 #include <lookback/primitives/operators.cuh>
 
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdint>
@@ -25,17 +26,12 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace lookback::bench {
-
-/// NCCL's copy-engine all-to-all beside its kernels, alone and under a local sort (dist_copy_engine_bench.cu).
-void register_copy_engine_rows(int gpus, std::int64_t total);
-
 namespace {
 
 using dist::device_backend;
@@ -132,32 +128,10 @@ gpu_group& group_of(int gpus) {
   return *made;
 }
 
-std::uint64_t run_seed() {
-  static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-  return seed;
-}
-
-/// Random bits over the whole key, from the item's global position, so a slice does not depend on
-/// the GPU count.
-template <class T>
-__global__ void fill_random(T* d_out, std::int64_t n, std::int64_t first, std::uint64_t seed) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::int64_t{gridDim.x} * blockDim.x) {
-    std::uint64_t z = (static_cast<std::uint64_t>(first + i) + seed) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    d_out[i] = static_cast<T>(z >> (64 - 8 * sizeof(T)));
-  }
-}
-
 template <class T>
 device_buffer<T> random_slice(gpu_rank& rank, std::int64_t n, std::int64_t first, std::uint64_t salt) {
   device_buffer<T> out(static_cast<std::size_t>(n), rank.stream);
-  if (n > 0) {
-    fill_random<<<1024, 256, 0, rank.stream>>>(out.data(), n, first, run_seed() + salt);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
-  }
+  fill_random_slice(out.data(), n, first, salt, rank.stream);
   return out;
 }
 
@@ -304,18 +278,13 @@ void splitters_bench(benchmark::State& state, int gpus, std::int64_t total) {
   group.run([&](gpu_rank& rank) { sorted[slot(rank)] = device_buffer<std::uint32_t>(); });
 }
 
-using alltoall_fn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
-
-/// NCCL's own all-to-all where the loaded library has it (2.28 and later).
-alltoall_fn nccl_alltoall() { return reinterpret_cast<alltoall_fn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll")); }
-
 /// Every rank sends `total / gpus / gpus` 4-byte items to each rank, as the sort's exchange of
 /// uniform keys does: through lookback's alltoallv (one group of ncclSend/ncclRecv), or through
 /// ncclAlltoAll on the same buffers. Bytes counted: those that leave each GPU, over all GPUs.
 /// `shifted`: lookback's runs one item shorter and one item further on, so that, like the sort's
 /// runs, they start 4 bytes past a 16-byte boundary.
 void alltoall_bench(benchmark::State& state, int gpus, std::int64_t total, bool nccl, bool shifted = false) {
-  const alltoall_fn all_to_all = nccl_alltoall();
+  const auto all_to_all = nccl_symbol<alltoall_fn>("ncclAlltoAll");
   if (nccl && all_to_all == nullptr) {
     state.SkipWithError("this NCCL has no ncclAlltoAll");
     return;

@@ -8,12 +8,13 @@
 //   dist_ce_sort / dist_sm_sort / dist_sort_alone: every GPU sorts total / gpus uint32 keys while the
 //   same exchange runs on a second stream (or without it).
 // Wall-clock from the first launch to every stream done, medians of repetitions after a warm-up run.
+#include "dist_bench_support.cuh"
+
 #include <lookback/algorithms/radix_sort.cuh>
 #include <lookback/distributed/nccl_communicator.hpp>
 #include <lookback/primitives/error.cuh>
 
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 #include <nccl.h>
 
 #include <chrono>
@@ -27,15 +28,8 @@ namespace lookback::bench {
 namespace {
 
 using dist::detail::nccl_try;
-using alltoall_fn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
 using register_fn = ncclResult_t (*)(ncclComm_t, void*, size_t, ncclWindow_t*, int);
 using deregister_fn = ncclResult_t (*)(ncclComm_t, ncclWindow_t);
-
-/// A symbol of the loaded NCCL, or null where it is older than the one these rows need.
-template <class Fn>
-Fn nccl_symbol(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
-}
 
 /// The first `gpus` GPUs as one communicator's ranks, driven from this thread, with the exchange's
 /// buffers registered as symmetric windows and the sort's buffers beside them.
@@ -91,7 +85,7 @@ class exchange_group {
         const auto n = static_cast<std::size_t>(sort_keys_);
         LOOKBACK_CUDA_TRY(cudaMalloc(&k.keys_in, n * sizeof(std::uint32_t)));
         LOOKBACK_CUDA_TRY(cudaMalloc(&k.keys_out, n * sizeof(std::uint32_t)));
-        fill_keys(k.keys_in, sort_keys_, r);
+        fill_random_slice(k.keys_in, sort_keys_, r * sort_keys_, 8, k.work);
         radix_sort_keys(nullptr, k.temp_bytes, k.keys_in, k.keys_out, sort_keys_, 0, 32, k.work);
         LOOKBACK_CUDA_TRY(cudaMalloc(&k.temp, k.temp_bytes));
       }
@@ -134,7 +128,6 @@ class exchange_group {
 
   struct rank_state;
   rank_state& rank(int r) { return ranks_[static_cast<std::size_t>(r)]; }
-  static void fill_keys(std::uint32_t* d_keys, std::int64_t n, int r);
 
   struct rank_state {
     ncclComm_t comm = nullptr;
@@ -178,19 +171,6 @@ double exchange_group::time_ms(bool exchange) {
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(rank(r).exchange));
   }
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
-}
-
-/// Uniform random keys, different on every GPU.
-void exchange_group::fill_keys(std::uint32_t* d_keys, std::int64_t n, int r) {
-  std::vector<std::uint32_t> host(static_cast<std::size_t>(n));
-  std::uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(r + 1);
-  for (auto& key : host) {
-    z ^= z << 13;
-    z ^= z >> 7;
-    z ^= z << 17;
-    key = static_cast<std::uint32_t>(z >> 32);
-  }
-  LOOKBACK_CUDA_TRY(cudaMemcpy(d_keys, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
 }
 
 /// One row: a group made for it (and destroyed after, so the next row's buffers fit), a warm-up call,

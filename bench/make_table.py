@@ -21,7 +21,7 @@ def read_medians(path):
             continue
         op, impl, dtype, n = b["run_name"].split("/")[:4]
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
-        rows[(op, dtype, int(n))][impl] = (ms, b.get("bytes_per_second", 0.0))
+        rows[(op, dtype, int(n))][impl] = (ms, b.get("bytes_per_second", 0.0), b.get("unheld", 0) > 0)
     return data.get("context", {}), rows
 
 
@@ -31,7 +31,9 @@ def fmt_n(n):
 
 def main():
     context, rows = read_medians(sys.argv[1])
-    print("Medians of 5 repetitions, CUDA-event timing. GB/s counts bytes read plus bytes written;")
+    print("Medians of 5 repetitions, CUDA-event timing with the stream held while each call is submitted, so")
+    print("that the host's launch time is not in it (* marks calls that wait on the GPU themselves, timed with")
+    print("their submission). GB/s counts bytes read plus bytes written;")
     print("'% memcpy' is lookback's bandwidth over a device-to-device memcpy's; 'vs CUB' is CUB's time over lookback's.\n")
     print("| op | type | n | lookback ms | cub ms | thrust ms | memcpy ms | lookback GB/s | % memcpy | vs CUB |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -39,9 +41,9 @@ def main():
     for (op, dtype, n) in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
         r = rows[(op, dtype, n)]
         if op.endswith("_tune"):
-            tuning.extend((op, label, dtype, n, ms) for label, (ms, _) in sorted(r.items()))
+            tuning.extend((op, label, dtype, n, ms) for label, (ms, _, _) in sorted(r.items()))
             continue
-        cell = lambda impl: "%.4f" % r[impl][0] if impl in r else "-"
+        cell = lambda impl: ("%.4f" % r[impl][0] + ("*" if r[impl][2] else "")) if impl in r else "-"
         ours = r.get("lookback")
         memcpy = r.get("memcpy")
         cub = r.get("cub")

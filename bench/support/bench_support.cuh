@@ -35,13 +35,16 @@ void* scratch(std::size_t bytes, int slot);
 template <class T>  // uint32 and uint64
 const std::uint8_t* flags_below(const T* d_values, std::int64_t n, T threshold, int slot);
 
-/// Times `work` with CUDA events, one warm-up call first; reports bytes and items per second.
+/// Times `work` with CUDA events, one warm-up call first, the stream held while it is submitted
+/// (typed::stream_hold); reports bytes and items per second, and `unheld` 1 where the work waited on
+/// the GPU itself and so was timed with its submission.
 template <class Work>
 void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, Work&& work) {
   work();
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
   typed::event_timer timer;
   for (auto _ : state) state.SetIterationTime(timer.time_ms(stream(), work) / 1e3);
+  state.counters["unheld"] = timer.holding() ? 0 : 1;
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes_moved) * state.iterations());
   state.SetItemsProcessed(items * state.iterations());
 }

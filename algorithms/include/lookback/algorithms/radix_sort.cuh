@@ -16,6 +16,7 @@
 #include <lookback/algorithms/radix_sort/onesweep_kernel.cuh>
 #include <lookback/algorithms/radix_sort/pass_plan.cuh>
 #include <lookback/algorithms/radix_sort/radix_sort_policy.cuh>
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
@@ -66,30 +67,34 @@ void check_arguments(std::int64_t n, int begin_bit, int end_bit) {
 /// in all) or an SM then holds fewer than two blocks (100 KiB an SM), it counts with a single copy.
 template <class HistogramPolicy, class Key, bool Descending>
 void launch_digit_histogram(const Key* d_keys, std::int64_t n, int begin_bit, int end_bit, int passes,
-                            sort_counters* d_counters, const sort_buffers& buffers, pass_plan* d_plan,
-                            cudaStream_t stream) {
+                            sort_counters* d_counters, std::size_t cleared_bytes, const sort_buffers& buffers,
+                            pass_plan* d_plan, cudaStream_t stream) {
   const auto histogram = digit_histogram_kernel<HistogramPolicy, Key, Descending>;
   const int shared_bytes = histogram_counters<HistogramPolicy, Key>::dynamic_shared_bytes(passes);
   if constexpr (HistogramPolicy::lane_copies != 0) {
     if (!lookback::detail::fits_dynamic_shared_memory(histogram, shared_bytes) ||
         lookback::detail::blocks_per_sm(histogram, HistogramPolicy::threads, shared_bytes) < 2)
       return launch_digit_histogram<typename HistogramPolicy::single_copy, Key, Descending>(
-          d_keys, n, begin_bit, end_bit, passes, d_counters, buffers, d_plan, stream);
+          d_keys, n, begin_bit, end_bit, passes, d_counters, cleared_bytes, buffers, d_plan, stream);
   }
   const std::int64_t per_block =
       std::int64_t{HistogramPolicy::threads} * HistogramPolicy::vectors_in_flight * thread::vector16<Key>::size;
   const int blocks = static_cast<int>(std::clamp<std::int64_t>(
       (n + per_block - 1) / per_block, 1,
       lookback::detail::resident_blocks(histogram, HistogramPolicy::threads, shared_bytes)));
-  histogram<<<blocks, HistogramPolicy::threads, shared_bytes, stream>>>(
-      d_keys, n, thread::aligned16(d_keys), begin_bit, end_bit, passes, d_counters, buffers, d_plan);
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  // The counters and descriptors (cleared_bytes from d_counters) are cleared by a kernel the histogram
+  // launches dependent on: it counts in shared memory while they clear.
+  lookback::detail::clear_then_launch(d_counters, cleared_bytes, histogram, dim3(static_cast<unsigned>(blocks)),
+                                      dim3(HistogramPolicy::threads), static_cast<std::size_t>(shared_bytes), stream,
+                                      d_keys, n, thread::aligned16(d_keys), begin_bit, end_bit, passes, d_counters,
+                                      buffers, d_plan);
 }
 
 /// Sorts with an explicit histogram and pass policy; `buffers` as in pass_plan.cuh. With
 /// spare_in_temp (the separate-buffer form) the temporary storage's last parts are the spare buffers of
-/// n keys and values. One memset, the histogram (which plans the passes in its last block) and one
-/// kernel a pass, each pass launched dependent on the kernel before it: nothing else is launched.
+/// n keys and values. One kernel clearing the counters and descriptors, the histogram (which plans the
+/// passes in its last block) and one kernel a pass, each launched dependent on the kernel before it:
+/// nothing else is launched.
 /// Descriptors are sized for at least `min_tiles` tiles (see sort_with_policy).
 template <class HistogramPolicy, class PassPolicy, class Key, class Value, bool Descending>
 void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sort_buffers buffers, std::int64_t n,
@@ -117,11 +122,10 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   auto* d_plan = layout.part<pass_plan>(d_temp_storage, 2);
   // Descriptors start "not ready" for every pass: zeroed once, then each pass publishes under its own
   // epoch (a reset a pass cost 25 us each at 2^28 keys on an H100).
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_counters, 0, layout.part<char>(d_temp_storage, 2) - layout.part<char>(d_temp_storage, 0),
-                                    stream));
-
+  const auto cleared = static_cast<std::size_t>(layout.part<char>(d_temp_storage, 2) - layout.part<char>(d_temp_storage, 0));
   launch_digit_histogram<HistogramPolicy, Key, Descending>(static_cast<const Key*>(buffers.keys_in), n, begin_bit,
-                                                           end_bit, passes, d_counters, buffers, d_plan, stream);
+                                                           end_bit, passes, d_counters, cleared, buffers, d_plan,
+                                                           stream);
 
   const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
   constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);

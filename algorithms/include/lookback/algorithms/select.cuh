@@ -14,6 +14,7 @@
 #include <lookback/algorithms/select/select_policy.cuh>
 #include <lookback/algorithms/select/selectors.cuh>
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device_buffer.cuh>
@@ -49,11 +50,11 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
     return;
   }
   // Tile counter and descriptors start at zero ("not ready") for every launch.
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
-  device::select_kernel<Policy, Partition><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      d_in, selector, d_out, d_num_selected, num_items, status_array(layout.part(d_temp_storage, 1), tiles),
-      layout.part<unsigned>(d_temp_storage, 0), thread::aligned16(d_in), thread::aligned16(d_out));
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  lookback::detail::clear_then_launch(
+      d_temp_storage, layout.total(), device::select_kernel<Policy, Partition, T, Selector, status_array>,
+      dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, selector, d_out, d_num_selected,
+      num_items, status_array(layout.part(d_temp_storage, 1), tiles), layout.part<unsigned>(d_temp_storage, 0),
+      thread::aligned16(d_in), thread::aligned16(d_out));
 }
 
 /// Tiles sized for the wider of the values and the flags (Sized), which share the staging; on Hopper

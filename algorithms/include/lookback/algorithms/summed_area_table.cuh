@@ -10,6 +10,7 @@
 #include <lookback/algorithms/summed_area/summed_area_policy.cuh>
 #include <lookback/algorithms/summed_area/two_way_lookback_kernel.cuh>
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
@@ -48,12 +49,11 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
                                              status_array::bytes_for(column_entries)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::summed_area_table")) return;
   if (tiles == 0) return;
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
-  device::two_way_lookback_kernel<Policy, In, Acc><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      d_in, in_pitch, d_table, table_pitch, height, width, tiles_x, bands,
-      status_array(layout.part(d_temp_storage, 1), row_entries),
+  lookback::detail::clear_then_launch(
+      d_temp_storage, layout.total(), device::two_way_lookback_kernel<Policy, In, Acc, status_array>,
+      dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, in_pitch, d_table, table_pitch, height,
+      width, tiles_x, bands, status_array(layout.part(d_temp_storage, 1), row_entries),
       status_array(layout.part(d_temp_storage, 2), column_entries), layout.part<unsigned>(d_temp_storage, 0));
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
 template <class Acc>

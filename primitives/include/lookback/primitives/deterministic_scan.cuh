@@ -18,6 +18,7 @@
 // (folded), then the warp's earlier runs (the Kogge-Stone value), then the run's items. The total (a
 // reduction's result) is the fold of the initial value and every window's aggregate.
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/scan_lookahead.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/deterministic_scan_kernel.cuh>
@@ -95,12 +96,13 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
     bool aligned = false;
     if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
       aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
-    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
-    device::deterministic_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-        d_in, d_out, num_items, op, init, has_start, store, d_total,
-        status_array(layout.part(d_temp_storage, 1), d.granules), status_array(layout.part(d_temp_storage, 2), d.windows),
-        static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
+    clear_then_launch(
+        d_temp_storage, layout.total(),
+        device::deterministic_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, T*, Op, status_array>,
+        dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out, num_items, op, init,
+        has_start, store, d_total, status_array(layout.part(d_temp_storage, 1), d.granules),
+        status_array(layout.part(d_temp_storage, 2), d.windows), static_cast<unsigned*>(layout.part(d_temp_storage, 0)),
+        aligned);
   }
 }
 

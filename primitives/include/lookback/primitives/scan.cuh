@@ -8,6 +8,7 @@
 // storage take it from a stream-ordered allocator. Nothing here synchronises the host; the input and
 // output may be the same array (in place).
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/scan_lookahead.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
@@ -47,14 +48,12 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   bool aligned = false;
   if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
     aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
-  // Tile counter and descriptors start at zero ("not ready") for every launch.
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = device::single_pass_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, Op, status_array>;
   if constexpr (Policy::min_blocks > 0) prefer_shared_memory(kernel);
-  kernel<<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
-      static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  // Tile counter and descriptors start at zero ("not ready") for every launch.
+  clear_then_launch(d_temp_storage, layout.total(), kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads),
+                    0, stream, d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
+                    static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
 }
 
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>

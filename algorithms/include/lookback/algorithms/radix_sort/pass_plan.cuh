@@ -146,7 +146,7 @@ using histogram_counters =
     std::conditional_t<Policy::lane_copies != 0, lane_digit_counters<key_passes<Key>, Policy::lane_copies>,
                        block_digit_counters<key_passes<Key>>>;
 
-/// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the caller; the last block
+/// Digit counts of every pass into c.counts[pass * 256 + digit], zeroed by the kernel before; the last block
 /// to finish then plans the passes (plan_passes), so the sort launches no kernel between the histogram
 /// and its first pass. The passes are unrolled up to the key's width, so each sample's counts go out
 /// as a run of shared atomics with their shifts and masks in registers (a loop over a run-time pass
@@ -178,6 +178,9 @@ __global__ void __launch_bounds__(Policy::threads)
     });
   };
   with_static_count(passes, count_passes, std::make_integer_sequence<int, key_passes<Key>>{});
+  // The counters are cleared by the kernel this one is launched dependent on (detail/clear_then_launch.cuh):
+  // counting in shared memory overlapped it.
+  lookback::detail::wait_for_prior_grid();
   __syncthreads();
   sort_counters& c = *d_counters;
   counts.flush(passes, c.counts);

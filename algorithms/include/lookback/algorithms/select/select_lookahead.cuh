@@ -67,15 +67,13 @@ void select_lookahead(void* d_temp_storage, const T* d_in, Selector selector, T*
                       std::int64_t num_items, int max_blocks, cudaStream_t stream) {
   const std::int64_t tiles = lookback::detail::lookahead_tiles<Policy>(num_items);
   const lookback::detail::temp_layout layout = select_lookahead_layout<Policy>(num_items);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = select_lookahead_kernel_for<Policy, Partition, T, Selector>;
   constexpr int shared_bytes = select_lookahead_shared_bytes<Policy, T, Selector>();
-  kernel<<<lookback::detail::lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks), Policy::threads,
-           shared_bytes, stream>>>(
-      d_in, selector, d_out, d_num_selected, num_items,
-      lookback::detail::lookahead_status_array<device::count_t>(layout.part(d_temp_storage, 1), tiles),
-      layout.part<unsigned>(d_temp_storage, 0));
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  const dim3 grid(lookback::detail::lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks));
+  const auto status = lookback::detail::lookahead_status_array<device::count_t>(layout.part(d_temp_storage, 1), tiles);
+  auto* const d_counter = layout.part<unsigned>(d_temp_storage, 0);
+  lookback::detail::clear_then_launch(d_temp_storage, layout.total(), kernel, grid, dim3(Policy::threads), shared_bytes,
+                                      stream, d_in, selector, d_out, d_num_selected, num_items, status, d_counter);
 }
 
 }  // namespace lookback::select::detail

@@ -18,6 +18,7 @@
 // speed (select/select_policy.cuh).
 #include <lookback/algorithms/select/select_kernel.cuh>
 #include <lookback/algorithms/select/selectors.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/thread/bulk_copy.cuh>
@@ -115,6 +116,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int lane = warp::lane_id();
   la::init_barriers(ctl, role_threads);
   __syncthreads();
+  // Launched dependent on the kernel that clears the counter and descriptors (detail/clear_then_launch.cuh).
+  lookback::detail::wait_for_prior_grid();
 
   if (warp_index < warps) {
     // Reduce: thread r decides items [r * items_per_thread, (r + 1) * items_per_thread) of each tile,

@@ -2,6 +2,7 @@
 // Launches the scans on the look-ahead pipeline (device/lookahead_pipeline.cuh): the default scan of
 // device/scan_lookahead_kernel.cuh, which detail::scan picks where it applies (scan.cuh), and the
 // deterministic scan of device/deterministic_scan_lookahead_kernel.cuh (deterministic_scan.cuh).
+#include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/deterministic_scan_lookahead_kernel.cuh>
@@ -78,14 +79,13 @@ void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op
                     int max_blocks, cudaStream_t stream) {
   const std::int64_t tiles = lookahead_tiles<Policy>(num_items);
   const temp_layout layout = scan_lookahead_layout<Policy, T>(num_items);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
   constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
-  kernel<<<lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks), Policy::threads, shared_bytes,
-           stream>>>(
-      d_in, d_out, num_items, op, init, lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles),
-      layout.part<unsigned>(d_temp_storage, 0));
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  const dim3 grid(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks));
+  const auto status = lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles);
+  auto* const d_counter = layout.part<unsigned>(d_temp_storage, 0);
+  clear_then_launch(d_temp_storage, layout.total(), kernel, grid, dim3(Policy::threads), shared_bytes, stream, d_in,
+                    d_out, num_items, op, init, status, d_counter);
 }
 
 template <class Policy, bool Exclusive, class T, class Init, class Op>
@@ -126,15 +126,14 @@ void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out,
                                   std::int64_t num_items, T* d_total, int max_blocks, cudaStream_t stream) {
   const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
   const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp_storage, 0, layout.total(), stream));
   const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
   constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
-  kernel<<<lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks), Policy::threads, shared_bytes,
-           stream>>>(
-      d_in, d_out, num_items, op, init, has_start, d_total,
-      lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
-      lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows), layout.part<unsigned>(d_temp_storage, 0));
-  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  clear_then_launch(d_temp_storage, layout.total(), kernel,
+                    dim3(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks)), dim3(Policy::threads),
+                    shared_bytes, stream, d_in, d_out, num_items, op, init, has_start, d_total,
+                    lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
+                    lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows),
+                    layout.part<unsigned>(d_temp_storage, 0));
 }
 
 }  // namespace lookback::detail

@@ -8,6 +8,7 @@
 //   look-ahead (one warp): the tile's exclusive prefix, from the running prefix of the block's previous
 //     tile and the aggregates published between the two (tile/running_lookahead.cuh);
 //   scan: the tile's results written back over its items, then one bulk copy out.
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/scan_carry.cuh>
@@ -37,7 +38,8 @@ struct stage_control {
 }  // namespace lookahead
 
 /// Launched with Policy::threads threads, at most one block an SM, Policy::stages * tile bytes of
-/// dynamic shared memory; d_in and d_out 16-byte aligned. Descriptors and counter zeroed first.
+/// dynamic shared memory; d_in and d_out 16-byte aligned. Descriptors and counter zeroed first, by the
+/// kernel this one may be launched dependent on.
 template <class Policy, bool Exclusive, class T, class Init, class Op, class StatusArray>
 __global__ void __launch_bounds__(Policy::threads, 1)
     scan_lookahead_kernel(const T* d_in, T* d_out, std::int64_t n, Op op, Init init, StatusArray tiles,
@@ -60,6 +62,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int lane = warp::lane_id();
   lookahead::init_barriers(ctl, role_threads);
   __syncthreads();
+  // Launched dependent on the kernel that clears the counter and descriptors (detail/clear_then_launch.cuh).
+  lookback::detail::wait_for_prior_grid();
 
   if (warp_index < warps) {
     // Reduce: thread r owns items [r * items_per_thread, (r + 1) * items_per_thread) of each tile.

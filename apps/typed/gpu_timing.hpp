@@ -41,7 +41,9 @@ class stream_hold {
 
 class event_timer {
  public:
-  event_timer() {
+  /// `hold_timeout_ms`: how long the hold waits for the work's submission before the timer concludes
+  /// that the work waits on the GPU.
+  explicit event_timer(int hold_timeout_ms = 20) : hold_(hold_timeout_ms) {
     LOOKBACK_CUDA_TRY(cudaEventCreate(&start_));
     LOOKBACK_CUDA_TRY(cudaEventCreate(&stop_));
   }

@@ -27,17 +27,22 @@ constexpr std::size_t bytes = std::size_t{1} << 20;
 TEST_F(gpu_timing, TheHostsTimeBetweenSubmissionsIsNotTimed) {
   cuda_stream stream;
   device_buffer<unsigned char> d(bytes, stream.get());
-  typed::event_timer timer;
-  // 5 ms of host time between two 1 MiB memsets, well inside the hold's 20 ms: the GPU spends
-  // microseconds, which is what the timer must report.
-  const float ms = timer.time_ms(stream.get(), [&] {
-    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d.data(), 1, bytes, stream.get()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d.data(), 2, bytes, stream.get()));
-  });
+  // A hold of seconds, so that a slow host (under a sanitizer) still submits inside it.
+  typed::event_timer timer(5000);
+  const auto two_memsets = [&](int host_ms) {
+    return timer.time_ms(stream.get(), [&] {
+      LOOKBACK_CUDA_TRY(cudaMemsetAsync(d.data(), 1, bytes, stream.get()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(host_ms));
+      LOOKBACK_CUDA_TRY(cudaMemsetAsync(d.data(), 2, bytes, stream.get()));
+    });
+  };
+  const float without_gap = two_memsets(0);
+  // 100 ms of host time between the two memsets: the GPU spends no more than without it, which is what
+  // the timer must report (a sanitizer slows both alike).
+  const float with_gap = two_memsets(100);
   EXPECT_TRUE(timer.holding());
-  EXPECT_GT(ms, 0.0f);
-  EXPECT_LT(ms, 2.5f) << "the host's 5 ms between the two memsets was timed";
+  EXPECT_GT(with_gap, 0.0f);
+  EXPECT_LT(with_gap, without_gap + 50.0f) << "the host's 100 ms between the two memsets was timed";
 }
 
 TEST_F(gpu_timing, WorkThatWaitsOnTheStreamIsTimedWithoutTheHold) {

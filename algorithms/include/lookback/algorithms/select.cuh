@@ -86,10 +86,13 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
                                              stream);
       return true;
     };
+    using size = lookahead_size;
     if (num_items >= policies::lookahead_min_items &&
-        (num_items <= policies::lookahead_small_max_items
-             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, true>{})
-             : pipelined_run(select_lookahead_policy<policies, Partition, Selector, false>{})))
+        (num_items < policies::lookahead_small_min_items
+             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::tiny>{})
+         : num_items <= policies::lookahead_small_max_items
+             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::small>{})
+             : pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::large>{})))
       return;
   }
   look_back(d_temp_storage, temp_storage_bytes);

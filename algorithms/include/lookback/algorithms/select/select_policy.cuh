@@ -159,6 +159,22 @@
 //       0.402-0.403 / 0.545-0.550 / 0.717. Partition 4x39x8 at 2^24 / 2^28: none 0.062-0.063 / 0.746-0.747,
 //       100 ns 0.062-0.064 / 0.747-0.755, 300 ns 0.061-0.062 / 0.747-0.751. Level within the spread of two
 //       runs of one row (select_if 50% at 2^24: 0.0496 and 0.0538 without a wait); not kept.
+//   From here on every row is timed with the stream held while the call is submitted (typed::stream_hold;
+//   bench/results/timing-held-stream.md): the GPU's time, not the host's launches.
+//     The counter and descriptors cleared by a kernel the compaction launches dependent on
+//       (detail/clear_then_launch.cuh), against a memset and a plain launch, one run at 2^16 / 2^20 / 2^24,
+//       1% / 50% / 99% kept: select_if 4x63x6 0.0072 / 0.0074 / 0.0078, 0.0085 / 0.0087 / 0.0095, 0.0365 /
+//       0.0448 / 0.0536 against 0.0074 / 0.0076 / 0.0081, 0.0091 / 0.0093 / 0.0102, 0.0380 / 0.0463 /
+//       0.0551; partition 4x39x8 0.0075-0.0076, 0.0098-0.0099, 0.0569-0.0571 against 0.0078-0.0080,
+//       0.0107-0.0108, 0.0584-0.0586; uint64 select_if 4x47x4 at 2^20 0.0096 / 0.0104 / 0.0121 against
+//       0.0101 / 0.0109 / 0.0126. Kept.
+//     uint64 at 2^16, where the look-back kernel's 128 x 16 tiles ran at 0.84x-0.92x CUB (select_if 0.0084
+//       ms, partition 0.0085-0.0089, CUB 0.0074-0.0078), one run at 96e05d7, 1% / 50% / 99% kept:
+//       select_if 4x15x8 0.0064 / 0.0064 / 0.0066, 4x23x8 0.0067 / 0.0068 / 0.0071, 4x31x6 0.0068 / 0.0070 /
+//       0.0074; flags 4x23x6 0.0065 / 0.0067 / 0.0069, 4x31x5 0.0067 / 0.0070 / 0.0074; partition 4x19x8
+//       0.0072 / 0.0072 / 0.0071, 4x23x8 0.0073-0.0075, 4x31x6 0.0078. Hence the pipelined kernel from 2^16
+//       for 8-byte items too, on the tiny tiles below 2^17 (lookahead_tiny, unmeasured between 2^16 and 2^17
+//       but for the ends).
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -210,7 +226,7 @@ struct select {
   /// and flags, its stages fitting shared memory): from lookahead_min_items on. 4-byte items:
   /// select_if's tiles of 31.5 KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags
   /// beside: 39 KiB a stage); partition's of 19.5 KiB in eight (measured faster than larger ones).
-  /// 8-byte items, from 2^17 of them: tiles of 31 KiB, six stages (flags: five).
+  /// 8-byte items, past lookahead_small_max_items: tiles of 31 KiB, six stages (flags: five).
   static constexpr bool wide = sizeof(T) == 8;
   using lookahead = std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 63, 6>>;
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
@@ -222,7 +238,14 @@ struct select {
   using lookahead_flags_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_flags>;
   using lookahead_partition_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_partition>;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << (wide ? 17 : 16);
+  /// Below lookahead_small_min_items, 8-byte items take tiles of 15 KiB (select_if), 23 KiB (flags, with
+  /// theirs) and 19 KiB (partition) in eight, six and eight stages: at 2^16 items the small tiles would be
+  /// eleven, the tiny ones 27 to 35. 4-byte items have no tiny size.
+  using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, lookahead>;
+  using lookahead_flags_tiny = std::conditional_t<wide, select_lookahead_config<4, 23, 6>, lookahead_flags>;
+  using lookahead_partition_tiny = std::conditional_t<wide, select_lookahead_config<4, 19, 8>, lookahead_partition>;
+  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
+  static constexpr std::int64_t lookahead_small_min_items = wide ? std::int64_t{1} << 17 : lookahead_min_items;
 };
 
 }  // namespace lookback::policy

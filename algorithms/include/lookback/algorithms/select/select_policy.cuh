@@ -173,8 +173,9 @@
 //       select_if 4x15x8 0.0064 / 0.0064 / 0.0066, 4x23x8 0.0067 / 0.0068 / 0.0071, 4x31x6 0.0068 / 0.0070 /
 //       0.0074; flags 4x23x6 0.0065 / 0.0067 / 0.0069, 4x31x5 0.0067 / 0.0070 / 0.0074; partition 4x19x8
 //       0.0072 / 0.0072 / 0.0071, 4x23x8 0.0073-0.0075, 4x31x6 0.0078. Hence the pipelined kernel from 2^16
-//       for 8-byte items too, on the tiny tiles below 2^17 (lookahead_tiny, unmeasured between 2^16 and 2^17
-//       but for the ends).
+//       for 8-byte items too, on the tiny tiles below 2^17 (lookahead_tiny; sizes between 2^16 and 2^17 not
+//       measured). Main rows at b1b99eb, 2^16: select_if 0.0064-0.0066 ms (1.18x-1.23x CUB), select_flagged
+//       1% 0.0066 (1.18x), partition 0.0072-0.0073 (1.04x).
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

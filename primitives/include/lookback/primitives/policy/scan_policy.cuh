@@ -82,6 +82,16 @@
 //       0.0115 and 0.0127 at 2^20 in the next two runs); uint64 4x31 0.0172 / 0.103 / 1.438 against
 //       0.0187 / 0.104 / 1.437. Not kept. The look-ahead starting on the tile id rather than the loaded
 //       tile (lookahead_pipeline.cuh) measured level: uint32 2^24 / 2^28 0.057-0.059 / 0.725-0.731.
+//   Every row above was timed with the host's launches in it. From here on the stream is held while a
+//   call is submitted (typed::stream_hold; bench/results/timing-held-stream.md), so a row is the GPU's
+//   time: at 2^20 that took about 3 us off this scan's row and 6 us off CUB's.
+//     H100, one run at 93117f3+: the counter and descriptors cleared by a kernel that the scan launches
+//       dependent on (detail/clear_then_launch.cuh), against a memset and a plain launch, uint32 4x63x6 at
+//       2^16 / 2^18 / 2^20 / 2^22 / 2^24 / 2^28: 0.0069 / 0.0074 / 0.0082 / 0.0143 / 0.0516 / 0.7191 ms
+//       against 0.0072 / 0.0077 / 0.0086 / 0.0157 / 0.0530 / 0.7206; uint64 4x47x4 at 2^20 / 2^21: 0.0100 /
+//       0.0135 against 0.0106 / 0.0149. Kept, for every look-back kernel. (The zeroing kernel measured
+//       slower above was timed with the host's launches, where a launch with attributes costs the host
+//       more than a memset.)
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

@@ -214,6 +214,30 @@ TEST_F(scan_api, iterator_input_and_caller_allocator) {
   for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 10 + i * (i - 1) / 2) << "element " << i;
 }
 
+TEST_F(scan_api, temporary_storage_eight_bytes_past_alignment) {
+  // Cleared by a memset rather than the clearing kernel's 16-byte stores (detail/clear_then_launch.cuh);
+  // poisoned first, on the look-back kernel's sizes and the pipelined one's.
+  auto rng = make_rng(11);
+  for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, std::int64_t{1} << 20}) {
+    if (n > max_test_size()) continue;
+    const io::host_array input = random_array(io::dtype::uint32, n, distribution::small, rng);
+    const cuda_stream stream;
+    const auto d_in = to_device(input.bytes, stream);
+    const auto* in = reinterpret_cast<const std::uint32_t*>(d_in.data());
+    device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n), stream);
+    d_out.fill_bytes(poison_byte);
+    std::size_t bytes = 0;
+    exclusive_scan(nullptr, bytes, in, d_out.data(), 0u, sum{}, n, stream.get());
+    device_buffer<unsigned char> d_temp(bytes + 8, stream);
+    d_temp.fill_bytes(poison_byte);
+    exclusive_scan(d_temp.data() + 8, bytes, in, d_out.data(), 0u, sum{}, n, stream.get());
+    const auto got = to_host(d_out);
+    const typed::scan_spec spec{io::dtype::uint32, op_kind::sum, false, {}};
+    if (const auto e = scan_error(spec, input, got.data()))
+      FAIL() << "n=" << n << ": element " << e->index << " is " << e->actual;
+  }
+}
+
 TEST_F(scan_api, rejects_bad_arguments) {
   std::size_t bytes = 0;
   int* d = nullptr;

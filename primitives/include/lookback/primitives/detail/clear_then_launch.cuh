@@ -24,11 +24,23 @@ __global__ void clear_words(Word* d_words, std::size_t words) {
     d_words[i] = Word{};
 }
 
-/// Clears `bytes` of `d_storage` (16-byte aligned, a multiple of 16 bytes: detail/temp_layout.cuh's
-/// parts), then launches `kernel`, which must call wait_for_prior_grid before it touches them.
+/// Clears `bytes` of `d_storage` (a multiple of 16: detail/temp_layout.cuh's parts), then launches
+/// `kernel`, which must call wait_for_prior_grid before it touches them. Storage that is not 16-byte
+/// aligned (a caller's, carved from a larger allocation) is cleared by a memset before a plain launch,
+/// as it was before this helper.
 template <class... Params, class... Args>
 void clear_then_launch(void* d_storage, std::size_t bytes, void (*kernel)(Params...), dim3 grid, dim3 block,
                        std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  if (reinterpret_cast<std::uintptr_t>(d_storage) % sizeof(uint4) != 0) {
+    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_storage, 0, bytes, stream));
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    LOOKBACK_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+    return;
+  }
   constexpr unsigned threads = 256;
   const std::size_t words = bytes / sizeof(uint4);
   const auto blocks = static_cast<unsigned>(std::min<std::size_t>((words + threads - 1) / threads, 1024));

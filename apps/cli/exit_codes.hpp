@@ -1,5 +1,5 @@
 #pragma once
-// sysexits(3) values; README lists which failure gets which.
+// sysexits(3) values; docs/command.md lists which failure gets which.
 #include "io/io_error.hpp"
 
 namespace lookback::cli::exit_code {

@@ -215,8 +215,8 @@ TEST_F(scan_api, iterator_input_and_caller_allocator) {
 }
 
 TEST_F(scan_api, temporary_storage_eight_bytes_past_alignment) {
-  // Cleared by a memset rather than the clearing kernel's 16-byte stores (detail/clear_then_launch.cuh);
-  // poisoned first, on the look-back kernel's sizes and the pipelined one's.
+  // Cleared a byte at a time rather than by 16-byte stores (detail/clear_then_launch.cuh); poisoned
+  // first, on the look-back kernel's sizes and the pipelined one's.
   auto rng = make_rng(11);
   for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, std::int64_t{1} << 20}) {
     if (n > max_test_size()) continue;

@@ -40,7 +40,7 @@ def main():
     tuning = []
     for (op, dtype, n) in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
         r = rows[(op, dtype, n)]
-        if op.endswith("_tune"):
+        if "_tune" in op:  # scan_tune, select_tune, sort_tune_keys, sort_tune_pairs, ...
             tuning.extend((op, label, dtype, n, ms) for label, (ms, _, _) in sorted(r.items()))
             continue
         cell = lambda impl: ("%.4f" % r[impl][0] + ("*" if r[impl][2] else "")) if impl in r else "-"

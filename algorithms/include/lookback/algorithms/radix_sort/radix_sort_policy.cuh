@@ -95,6 +95,26 @@
 //    2^28 4.88 ms against 4.63, 2^24 0.384 against 0.356; pairs 8.66 against 8.47; uint64 keys 2^27
 //    7.98 against 7.69. Not kept. (A signed division by 32 for the warp's row made the kernels with
 //    votes spill 108-156 bytes: the warp index stays unsigned.)
+//  - Held timing from here on (typed::stream_hold: the GPU's time, bench/results/timing-held-stream.md).
+//    Digits of 11 bits, one run at a03afdd plus the change (the attempt is not in the tree): three passes
+//    over 32-bit keys, six over 64-bit ones; 2048 digits a tile, the warps' counters two 16-bit counts a
+//    word (two blocks of 384 an SM still fit), each thread owning six consecutive digits and walking
+//    their look-back chains together (every poll of a round in flight at once), the histogram counting
+//    2048 digits a pass with one copy of its counters. 2^20 / 2^24 / 2^28 uint32 keys against this
+//    policy's 0.0745 / 0.356 / 4.63 ms: 384 x 32 0.181 / 0.959 / 13.2, 384 x 24 0.175 / 1.11 / 15.7, 256 x
+//    48 - / 1.16 / 16.2, 256 x 32 three blocks - / 1.75 / 25.5; float32 384 x 32 0.961 / 13.2 at 2^24 /
+//    2^28 against 0.372 / 4.93. Pairs against 0.111 / 0.562 / 8.08: 384 x 24 0.211 / 1.39 / 20.0, 384 x
+//    32 - / 1.29 / 18.0. uint64 keys at 2^24 / 2^27 against 1.02 / 7.63: 384 x 16 3.14 / 23.5, 256 x 24
+//    3.91 / 29.0. Each 11-bit pass took about four of today's 8-bit passes' time, not profiled: its
+//    descriptors (8 bytes a digit, 16 KiB a tile, 358 MB at 2^28 against 45 MB) are written twice and
+//    read by successors far past L2, every tile works over 2048 digits (48 KiB of counters zeroed,
+//    scanned over warps and digits), a tile's scatter writes 2048 runs of about six keys, and pairs and
+//    floats spilled 72-184 bytes. Not kept.
+//  - Pairs whose tile asks L2 for its values as it starts (one bulk prefetch by the thread that takes
+//    the tile, so that the load after the keys' scatter meets L2), one run: 512 x 24 at 2^20 / 2^24 /
+//    2^28 0.106 / 0.618 / 9.49 ms against 0.106 / 0.561 / 8.39; small 384 x 12 at 2^16 / 2^18 / 2^20 /
+//    2^21 0.0406 / 0.0484 / 0.0774 / 0.119 against 0.0410 / 0.0488 / 0.0773 / 0.119. Not kept: at large
+//    sizes the prefetched values take L2 from the scatter.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

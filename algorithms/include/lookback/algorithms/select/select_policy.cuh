@@ -176,6 +176,15 @@
 //       for 8-byte items too, on the tiny tiles below 2^17 (lookahead_tiny; sizes between 2^16 and 2^17 not
 //       measured). Main rows at b1b99eb, 2^16: select_if 0.0064-0.0066 ms (1.18x-1.23x CUB), select_flagged
 //       1% 0.0066 (1.18x), partition 0.0072-0.0073 (1.04x).
+//     uint64, tiny against small tiles, one run at a03afdd, 1% / 50% / 99% kept, 2^17 / 2^18 / 2^19:
+//       select_if 4x15x8 0.0069 / 0.0069 / 0.0071, 0.0076 / 0.0077 / 0.0079, 0.0091 / 0.0092 / 0.0094
+//       against 4x47x4 0.0074 / 0.0079 / 0.0086, 0.0076 / 0.0081 / 0.0088, 0.0082 / 0.0087 / 0.0095; flags
+//       4x23x6 0.0068 / 0.0070 / 0.0073, 0.0071 / 0.0072 / 0.0075, 0.0082 / 0.0084 / 0.0089 against 4x47x4
+//       0.0071 / 0.0077 / 0.0083, 0.0073 / 0.0078 / 0.0085, 0.0079 / 0.0085 / 0.0093; partition 4x19x8
+//       0.0074-0.0075, 0.0080-0.0081, 0.0093-0.0095 against 4x47x4 0.0090-0.0091, 0.0092-0.0094,
+//       0.0100-0.0101. Hence tiny tiles below 2^19 (lookahead_small_min_items). Partition at 2^20, the
+//       next run: 4x31x6 0.0110-0.0112, 4x19x8 0.0118-0.0119, 4x47x4 0.0123-0.0125 (CUB 0.0128): partition
+//       takes its large tiles from 2^19 on (2^21 not measured).
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -234,19 +243,21 @@ struct select {
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
   /// Up to lookahead_small_max_items, 8-byte items take a tile of 47 KiB a block in four stages (at 2^20
-  /// a block's tiles are one or two; flags: 53 KiB with theirs); 4-byte items keep theirs.
+  /// a block's tiles are one or two; flags: 53 KiB with theirs), but partition its large tiles (measured
+  /// faster at 2^20); 4-byte items keep theirs.
   using lookahead_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead>;
   using lookahead_flags_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_flags>;
-  using lookahead_partition_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_partition>;
+  using lookahead_partition_small = lookahead_partition;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
-  /// Below lookahead_small_min_items, 8-byte items take tiles of 15 KiB (select_if), 23 KiB (flags, with
-  /// theirs) and 19 KiB (partition) in eight, six and eight stages: at 2^16 items the small tiles would be
-  /// eleven, the tiny ones 27 to 35. 4-byte items have no tiny size.
+  /// Below lookahead_small_min_items (2^19: measured level or faster than the small tiles up to 2^18),
+  /// 8-byte items take tiles of 15 KiB (select_if), 23 KiB (flags, with theirs) and 19 KiB (partition)
+  /// in eight, six and eight stages: at 2^16 items the small tiles would be eleven, the tiny ones 27 to
+  /// 35. 4-byte items have no tiny size.
   using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, lookahead>;
   using lookahead_flags_tiny = std::conditional_t<wide, select_lookahead_config<4, 23, 6>, lookahead_flags>;
   using lookahead_partition_tiny = std::conditional_t<wide, select_lookahead_config<4, 19, 8>, lookahead_partition>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
-  static constexpr std::int64_t lookahead_small_min_items = wide ? std::int64_t{1} << 17 : lookahead_min_items;
+  static constexpr std::int64_t lookahead_small_min_items = wide ? std::int64_t{1} << 19 : lookahead_min_items;
 };
 
 }  // namespace lookback::policy

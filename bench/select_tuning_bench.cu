@@ -138,13 +138,16 @@ void register_eight_byte_shapes() {
                   select_lookahead_config<4, 31, 3>>({20, 24});
   register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 47, 4>,
                   select_lookahead_config<4, 63, 3>>({20, 24});
-  // Where the tiny tiles (policy::select<T>::lookahead_tiny, below 2^17) should give way to the small ones.
+  // Where the tiny tiles (policy::select<T>::lookahead_tiny) should give way to the large ones.
   register_shapes<compaction::select_if, u64, select_lookahead_config<4, 15, 8>, select_lookahead_config<4, 47, 4>>(
       {17, 18, 19});
   register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 23, 6>,
                   select_lookahead_config<4, 47, 4>>({17, 18, 19});
   register_shapes<compaction::partition, u64, select_lookahead_config<4, 19, 8>, select_lookahead_config<4, 47, 4>>(
       {17, 18, 19});
+  register_shapes<compaction::select_if, u64, select_lookahead_config<4, 31, 6>>({18, 19, 21});
+  register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 31, 5>>({18, 19, 21});
+  register_shapes<compaction::partition, u64, select_lookahead_config<4, 31, 6>>({18, 19, 21});
 }
 
 /// The look-ahead reading 2, 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a

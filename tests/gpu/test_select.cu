@@ -384,19 +384,16 @@ TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
     using T = decltype(type);
     using p = policy::select<T>;
     const std::int64_t min_n = p::lookahead_min_items;
-    // Below lookahead_small_min_items the tiny tiles, up to lookahead_small_max_items the small (8-byte
-    // items), past it the large.
-    const std::int64_t small_min = p::lookahead_small_min_items;
-    const std::int64_t small_max = p::lookahead_small_max_items;
-    std::vector<std::int64_t> sizes{min_n - 1, min_n, small_min - 1, small_min, small_max, small_max + 1};
+    // Below lookahead_large_min_items the tiny tiles (8-byte items), from it the large.
+    const std::int64_t large_min = p::lookahead_large_min_items;
+    std::vector<std::int64_t> sizes{min_n - 1, min_n, large_min - 1, large_min, large_min + 1};
     for (const std::int64_t tile :
          {p::lookahead::tile_items, p::lookahead_flags::tile_items, p::lookahead_partition::tile_items,
-          p::lookahead_small::tile_items, p::lookahead_flags_small::tile_items, p::lookahead_partition_small::tile_items,
           p::lookahead_tiny::tile_items, p::lookahead_flags_tiny::tile_items, p::lookahead_partition_tiny::tile_items}) {
       const std::int64_t whole = (min_n + tile - 1) / tile * tile;
       for (const std::int64_t n : {whole - 1, whole, whole + 1, whole + 7 * tile + 3}) sizes.push_back(n);
-      const std::int64_t past_small = small_max / tile * tile + tile;  // the first whole tile past small_max
-      for (const std::int64_t n : {past_small - 1, past_small, past_small + 1}) sizes.push_back(n);
+      const std::int64_t past_large_min = large_min / tile * tile + tile;  // the first whole tile past large_min
+      for (const std::int64_t n : {past_large_min - 1, past_large_min, past_large_min + 1}) sizes.push_back(n);
     }
     for (const std::int64_t n : sizes) {
       if (n > max_test_size()) continue;

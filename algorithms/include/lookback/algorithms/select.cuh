@@ -88,10 +88,8 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
     };
     using size = lookahead_size;
     if (num_items >= policies::lookahead_min_items &&
-        (num_items < policies::lookahead_small_min_items
+        (num_items < policies::lookahead_large_min_items
              ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::tiny>{})
-         : num_items <= policies::lookahead_small_max_items
-             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::small>{})
              : pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::large>{})))
       return;
   }

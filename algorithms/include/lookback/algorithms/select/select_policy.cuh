@@ -182,9 +182,15 @@
 //       4x23x6 0.0068 / 0.0070 / 0.0073, 0.0071 / 0.0072 / 0.0075, 0.0082 / 0.0084 / 0.0089 against 4x47x4
 //       0.0071 / 0.0077 / 0.0083, 0.0073 / 0.0078 / 0.0085, 0.0079 / 0.0085 / 0.0093; partition 4x19x8
 //       0.0074-0.0075, 0.0080-0.0081, 0.0093-0.0095 against 4x47x4 0.0090-0.0091, 0.0092-0.0094,
-//       0.0100-0.0101. Hence tiny tiles below 2^19 (lookahead_small_min_items). Partition at 2^20, the
-//       next run: 4x31x6 0.0110-0.0112, 4x19x8 0.0118-0.0119, 4x47x4 0.0123-0.0125 (CUB 0.0128): partition
-//       takes its large tiles from 2^19 on (2^21 not measured).
+//       0.0100-0.0101. Hence tiny tiles below 2^19. At 2^20, two runs at 8-byte items (CUB 0.0099 /
+//       0.0104 / 0.0112, flags 0.0107 / 0.0112 / 0.0119, partition 0.0126-0.0128): select_if 4x31x6 0.0095
+//       / 0.0098 / 0.0107, 4x47x4 0.0096 / 0.0104 / 0.0121 (0.93x CUB at 99% kept), 4x63x3 0.0098 / 0.0110
+//       / 0.0127, 4x31x3 0.0099 / 0.0109 / 0.0121, 4x23x8 0.0102 / 0.0105 / 0.0112, 4x15x8 0.0118-0.0121;
+//       flags 4x31x5 0.0097 / 0.0100 / 0.0108, 4x47x4 0.0092 / 0.0101 / 0.0118, 4x63x3 0.0096 / 0.0106 /
+//       0.0123, 4x23x6 0.0102 / 0.0104 / 0.0112; partition 4x31x6 0.0110-0.0113, 4x31x3 0.0110-0.0113,
+//       4x19x8 and 4x23x8 0.0118-0.0120, 4x47x4 0.0123-0.0126. The 47 KiB tiles chosen for 8-byte items up
+//       to 2^21 (timed with the host's launches in the row) lose to the large ones: 8-byte items now take
+//       the large tiles from 2^19 on (lookahead_large_min_items; 2^19 and 2^21 large not measured).
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -236,28 +242,21 @@ struct select {
   /// and flags, its stages fitting shared memory): from lookahead_min_items on. 4-byte items:
   /// select_if's tiles of 31.5 KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags
   /// beside: 39 KiB a stage); partition's of 19.5 KiB in eight (measured faster than larger ones).
-  /// 8-byte items, past lookahead_small_max_items: tiles of 31 KiB, six stages (flags: five).
+  /// 8-byte items, from lookahead_large_min_items on: tiles of 31 KiB, six stages (flags: five).
   static constexpr bool wide = sizeof(T) == 8;
   using lookahead = std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 63, 6>>;
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
-  /// Up to lookahead_small_max_items, 8-byte items take a tile of 47 KiB a block in four stages (at 2^20
-  /// a block's tiles are one or two; flags: 53 KiB with theirs), but partition its large tiles (measured
-  /// faster at 2^20); 4-byte items keep theirs.
-  using lookahead_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead>;
-  using lookahead_flags_small = std::conditional_t<wide, select_lookahead_config<4, 47, 4>, lookahead_flags>;
-  using lookahead_partition_small = lookahead_partition;
-  static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
-  /// Below lookahead_small_min_items (2^19: measured level or faster than the small tiles up to 2^18),
+  /// Below lookahead_large_min_items (2^19: measured level or faster than 47 KiB tiles up to 2^18),
   /// 8-byte items take tiles of 15 KiB (select_if), 23 KiB (flags, with theirs) and 19 KiB (partition)
-  /// in eight, six and eight stages: at 2^16 items the small tiles would be eleven, the tiny ones 27 to
+  /// in eight, six and eight stages: at 2^16 items 31 KiB tiles would be sixteen, the tiny ones 22 to
   /// 35. 4-byte items have no tiny size.
   using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, lookahead>;
   using lookahead_flags_tiny = std::conditional_t<wide, select_lookahead_config<4, 23, 6>, lookahead_flags>;
   using lookahead_partition_tiny = std::conditional_t<wide, select_lookahead_config<4, 19, 8>, lookahead_partition>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
-  static constexpr std::int64_t lookahead_small_min_items = wide ? std::int64_t{1} << 19 : lookahead_min_items;
+  static constexpr std::int64_t lookahead_large_min_items = wide ? std::int64_t{1} << 19 : lookahead_min_items;
 };
 
 }  // namespace lookback::policy

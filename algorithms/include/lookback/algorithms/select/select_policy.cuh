@@ -190,7 +190,12 @@
 //       0.0123, 4x23x6 0.0102 / 0.0104 / 0.0112; partition 4x31x6 0.0110-0.0113, 4x31x3 0.0110-0.0113,
 //       4x19x8 and 4x23x8 0.0118-0.0120, 4x47x4 0.0123-0.0126. The 47 KiB tiles chosen for 8-byte items up
 //       to 2^21 (timed with the host's launches in the row) lose to the large ones: 8-byte items now take
-//       the large tiles from 2^19 on (lookahead_large_min_items; 2^19 and 2^21 large not measured).
+//       the large tiles from 2^19 on (lookahead_large_min_items). The run after, tiny against large at
+//       2^18 / 2^19: select_if 0.0077 / 0.0078 / 0.0080 against 0.0075 / 0.0077 / 0.0082, 0.0092 / 0.0093 /
+//       0.0095 against 0.0084 / 0.0086 / 0.0094; flags 0.0071 / 0.0072 / 0.0076 against 0.0073 / 0.0075 /
+//       0.0080, 0.0083 / 0.0084 / 0.0090 against 0.0080 / 0.0082 / 0.0089; partition 0.0081-0.0082 against
+//       0.0084-0.0085, 0.0093-0.0095 against 0.0096-0.0098 (its own switch at 2^20 would gain 3% at 2^19;
+//       not made). Main rows at 2^20: 1.05x-1.14x CUB, from 0.93x-1.17x on the small tiles.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 

@@ -107,7 +107,7 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   const int passes = pass_count(begin_bit, end_bit);
   const std::int64_t tiles = std::max<std::int64_t>(1, (n + PassPolicy::tile_items - 1) / PassPolicy::tile_items);
   const std::size_t spare = spare_in_temp ? static_cast<std::size_t>(n) : 0;
-  // The counters and the tiles' descriptors first, next to each other, so that one memset zeroes both.
+  // The counters and the tiles' descriptors first, next to each other, so that one clearing kernel zeroes both.
   const std::int64_t descriptor_tiles = std::max(tiles, min_tiles);
   const lookback::detail::temp_layout layout{sizeof(sort_counters), status_array::bytes_for(descriptor_tiles * radix_digits),
                                              sizeof(pass_plan), spare * sizeof(Key),

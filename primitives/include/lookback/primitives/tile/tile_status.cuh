@@ -1,7 +1,7 @@
 #pragma once
 // Per-tile descriptors of the single-pass scan: each tile publishes its aggregate as soon as it is
 // known, then its inclusive prefix once its look-back is done. All-zero bytes mean "not ready", so
-// one cudaMemsetAsync resets the whole array before a launch.
+// one clearing of the bytes resets the whole array before a launch (detail/clear_then_launch.cuh).
 #include <cuda/atomic>
 
 #include <cstddef>

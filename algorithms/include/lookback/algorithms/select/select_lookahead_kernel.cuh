@@ -18,7 +18,6 @@
 // speed (select/select_policy.cuh).
 #include <lookback/algorithms/select/select_kernel.cuh>
 #include <lookback/algorithms/select/selectors.cuh>
-#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/thread/bulk_copy.cuh>
@@ -63,6 +62,30 @@ struct select_stage_control {
   int thread_kept_before[Warps * warp::warp_size];
   unsigned long long thread_keep[Warps * warp::warp_size];
 };
+
+/// A thread's decisions, bit k for its item k, held as two 32-bit words: at an unrolled k, setting or
+/// testing a bit is one 32-bit shift, where a 64-bit one is several (ncu found the deciding warps issuing
+/// 18 instructions an item, and bounding select_if at 1% kept).
+struct run_decisions {
+  unsigned low = 0;
+  unsigned high = 0;
+
+  run_decisions() = default;
+  __device__ __forceinline__ explicit run_decisions(unsigned long long bits)
+      : low(static_cast<unsigned>(bits)), high(static_cast<unsigned>(bits >> 32)) {}
+  __device__ __forceinline__ void set(int k, bool kept) {
+    if (k < 32) low |= static_cast<unsigned>(kept) << k;
+    else high |= static_cast<unsigned>(kept) << (k - 32);
+  }
+  __device__ __forceinline__ bool test(int k) const { return ((k < 32 ? low >> k : high >> (k - 32)) & 1u) != 0; }
+  __device__ __forceinline__ unsigned long long bits() const { return static_cast<unsigned long long>(high) << 32 | low; }
+};
+
+/// Items of the run of ItemsPerThread starting at item `first` of a tile of `valid` items.
+template <int ItemsPerThread>
+__device__ __forceinline__ int items_in_run(int valid, int first) {
+  return max(0, min(ItemsPerThread, valid - first));
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// By every thread `r` of the store role: items [0, count) of the shared `src` to `dst`, the span whose
@@ -114,10 +137,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const std::int64_t num_tiles = (n + tile_items - 1) / tile_items;
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
   const int lane = warp::lane_id();
-  la::init_barriers(ctl, role_threads);
-  __syncthreads();
-  // Launched dependent on the kernel that clears the counter and descriptors (detail/clear_then_launch.cuh).
-  lookback::detail::wait_for_prior_grid();
+  la::start_after_clearing(ctl, role_threads);
 
   if (warp_index < warps) {
     // Reduce: thread r decides items [r * items_per_thread, (r + 1) * items_per_thread) of each tile,
@@ -137,9 +157,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       const Flag* const item_flags = stage_flags + s * tile_items + first;
       // The run's reads first, all in flight together, then the decisions: the role's few warps decide
       // every item of the SM, and no other warps hide a read's latency. Whole runs (all but the last
-      // tile's) test no item against the run's end, and the decisions go to two 32-bit words: ncu found
-      // this role issuing 18 instructions an item, and the bottleneck of select_if at 1% kept.
-      const int in_run = valid == tile_items ? items_per_thread : max(0, min(items_per_thread, valid - first));
+      // tile's) test no item against the run's end.
+      const int in_run = valid == tile_items ? items_per_thread : items_in_run<items_per_thread>(valid, first);
       const auto decide_run = [&](auto whole_run) {
         constexpr bool whole = decltype(whole_run)::value;
         std::conditional_t<flags::present, Flag, T> read[items_per_thread];
@@ -148,18 +167,15 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (flags::present) read[k] = whole || k < in_run ? item_flags[k] : Flag{};
           else read[k] = whole || k < in_run ? items[k] : T{};
         }
-        unsigned low = 0;
-        unsigned high = 0;
+        run_decisions decisions;
 #pragma unroll
         for (int k = 0; k < items_per_thread; ++k) {
           bool kept_item;
           if constexpr (flags::present) kept_item = read[k] != Flag{};
           else kept_item = decide(read[k]);
-          kept_item = kept_item && (whole || k < in_run);
-          if (k < 32) low |= static_cast<unsigned>(kept_item) << k;
-          else high |= static_cast<unsigned>(kept_item) << (k - 32);
+          decisions.set(k, kept_item && (whole || k < in_run));
         }
-        return static_cast<unsigned long long>(high) << 32 | low;
+        return decisions.bits();
       };
       const unsigned long long keep =
           in_run == items_per_thread ? decide_run(std::true_type{}) : decide_run(std::false_type{});
@@ -195,7 +211,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #pragma unroll
       for (int k = 0; k < items_per_thread; ++k)
         if (valid == tile_items || first + k < valid) run[k] = stage[first + k];
-      const unsigned long long keep = c.thread_keep[r];
+      const run_decisions keep(c.thread_keep[r]);
       const int kept_before = c.thread_kept_before[r];
       const count_t prefix = c.prefix;
       const int tile_kept = static_cast<int>(c.aggregate);
@@ -205,14 +221,11 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       const int kept_shift =
           static_cast<int>(reinterpret_cast<std::uintptr_t>(kept_out) % thread::bulk_copy_alignment) /
           static_cast<int>(sizeof(T));
-      // Decisions as two 32-bit words and slots as pointers: a bit test and a predicated store an item.
-      const auto bit_of = [](unsigned long long bits, int k) {
-        return ((k < 32 ? static_cast<unsigned>(bits) >> k : static_cast<unsigned>(bits >> 32) >> (k - 32)) & 1u) != 0;
-      };
+      // Slots as pointers: a bit test and a predicated store an item.
       T* kept_slot = stage + kept_shift + kept_before;
 #pragma unroll
       for (int k = 0; k < items_per_thread; ++k)
-        if (bit_of(keep, k)) *kept_slot++ = run[k];
+        if (keep.test(k)) *kept_slot++ = run[k];
       // Rejected item i of the tile belongs at d_out[n - 1 - (rejected before the tile + i)]; it stages at
       // rejected_end - i, in the last vector of the stage, at that address's offset from 16 bytes.
       if constexpr (Partition) {
@@ -223,12 +236,12 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             static_cast<int>(reinterpret_cast<std::uintptr_t>(rejected_out) % thread::bulk_copy_alignment) /
             static_cast<int>(sizeof(T));
         const int rejected_end = stage_items_count - vec + (rejected_shift + tile_rejected + vec - 1) % vec;
-        const int in_run = max(0, min(items_per_thread, valid - first));
-        const unsigned long long rejected = ~keep & (in_run >= 64 ? ~0ull : (1ull << in_run) - 1ull);
+        const int in_run = items_in_run<items_per_thread>(valid, first);
+        const run_decisions rejected(~keep.bits() & (in_run >= 64 ? ~0ull : (1ull << in_run) - 1ull));
         T* rejected_slot = stage + rejected_end - (min(first, valid) - kept_before);
 #pragma unroll
         for (int k = 0; k < items_per_thread; ++k)
-          if (bit_of(rejected, k)) *rejected_slot-- = run[k];
+          if (rejected.test(k)) *rejected_slot-- = run[k];
         thread::fence_shared_for_bulk_copies();
         thread::named_barrier(2, role_threads);
         copy_compacted_out(stage + kept_shift, kept_out, tile_kept, r);

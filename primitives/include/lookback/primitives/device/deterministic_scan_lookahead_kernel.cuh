@@ -18,7 +18,6 @@
 // a window's aggregate on reductions alone: with the window's aggregate published by the look-ahead
 // of its closing tile, each look-ahead waited for others a round behind it (2^28 float32 on an H200:
 // 0.74 ms against the default scan's 0.53).
-#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/scan_carry.cuh>
@@ -110,10 +109,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const std::int64_t num_granules = (n + shape::items - 1) / shape::items;
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
   const int lane = warp::lane_id();
-  lookahead::init_barriers(ctl, role_threads, 1);  // the window warp reads each stage's control
-  __syncthreads();
-  // Launched dependent on the kernel that clears the counter and descriptors (detail/clear_then_launch.cuh).
-  lookback::detail::wait_for_prior_grid();
+  lookahead::start_after_clearing(ctl, role_threads, 1);  // the window warp reads each stage's control
 
   if (warp_index < role_warps) {
     // Reduce: warp w takes chunks w, w + role_warps, ... of each tile; lane l the chunk's run l.

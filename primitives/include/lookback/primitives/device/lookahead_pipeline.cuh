@@ -7,6 +7,7 @@
 // the hand-overs: tile id known, loaded, reduced, prefix known, free again. The look-ahead starts on the
 // id, while the tile is still on its way: a tile's prefix needs only the aggregates before it, and
 // waiting for its own load put a DRAM latency and the look-ahead's polls one after the other.
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/thread/bulk_copy.cuh>
 #include <lookback/primitives/tile/running_lookahead.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
@@ -50,6 +51,18 @@ __device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned r
     thread::barrier_init(&ctl[s].sync.free, role_threads + other_readers);
   }
   thread::fence_barrier_init();
+}
+
+/// The start of every pipelined kernel: the stages' barriers set up (init_barriers), the block
+/// synchronised so that no thread uses one before it is, then every thread waiting for the kernel that
+/// clears the tile counter and descriptors, which these kernels are launched dependent on
+/// (detail/clear_then_launch.cuh): the barriers' set-up overlaps the clearing.
+template <int Stages, class Control>
+__device__ __forceinline__ void start_after_clearing(Control (&ctl)[Stages], unsigned role_threads,
+                                                     unsigned other_readers = 0) {
+  init_barriers(ctl, role_threads, other_readers);
+  __syncthreads();
+  lookback::detail::wait_for_prior_grid();
 }
 
 /// The load role, one thread: for each stage in turn, once it is free, the next tile id and its bulk

@@ -8,7 +8,6 @@
 //   look-ahead (one warp): the tile's exclusive prefix, from the running prefix of the block's previous
 //     tile and the aggregates published between the two (tile/running_lookahead.cuh);
 //   scan: the tile's results written back over its items, then one bulk copy out.
-#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/scan_carry.cuh>
@@ -60,10 +59,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const T identity = identity_of<T>(op);
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
   const int lane = warp::lane_id();
-  lookahead::init_barriers(ctl, role_threads);
-  __syncthreads();
-  // Launched dependent on the kernel that clears the counter and descriptors (detail/clear_then_launch.cuh).
-  lookback::detail::wait_for_prior_grid();
+  lookahead::start_after_clearing(ctl, role_threads);
 
   if (warp_index < warps) {
     // Reduce: thread r owns items [r * items_per_thread, (r + 1) * items_per_thread) of each tile.

@@ -13,6 +13,9 @@ namespace lookback::tile {
 /// barrier, while it holds nothing else (a prefetch issued there costs the kernel no registers). A kernel
 /// launched dependent on the one that clears its counter and descriptors (detail/clear_then_launch.cuh)
 /// waits for it here, before the block touches either; launched plainly, the wait costs nothing.
+/// One thread's wait is enough for the block: griddepcontrol.wait returns once the prior grid has
+/// completed and its writes are visible to this whole grid (PTX ISA, griddepcontrol), and the other
+/// threads touch the counter or the descriptors only after the barrier below.
 template <class OnTaken>
 __device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsigned& shared_slot, OnTaken on_taken) {
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {

@@ -384,7 +384,7 @@ TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
     using T = decltype(type);
     using p = policy::select<T>;
     const std::int64_t min_n = p::lookahead_min_items;
-    // Below lookahead_large_min_items the tiny tiles (8-byte items), from it the large.
+    // Below lookahead_large_min_items the tiny tiles, from it the large.
     const std::int64_t large_min = p::lookahead_large_min_items;
     std::vector<std::int64_t> sizes{min_n - 1, min_n, large_min - 1, large_min, large_min + 1};
     for (const std::int64_t tile :

@@ -196,6 +196,16 @@
 //       0.0080, 0.0083 / 0.0084 / 0.0090 against 0.0080 / 0.0082 / 0.0089; partition 0.0081-0.0082 against
 //       0.0084-0.0085, 0.0093-0.0095 against 0.0096-0.0098 (its own switch at 2^20 would gain 3% at 2^19;
 //       not made). Main rows at 2^20: 1.05x-1.14x CUB, from 0.93x-1.17x on the small tiles.
+//     uint32 below 2^19, where partition's 4x39x8 measured 0.97x-0.98x CUB at 2^16 (0.0074-0.0076 ms against
+//       0.0073-0.0075) while uint64's tiny tiles ran at 0.0071: one run at 696402a, 1% / 50% / 99% kept, ms.
+//       Partition at 2^16 / 2^17 / 2^18 / 2^19: 4x39x8 0.0074-0.0075 / 0.0075-0.0076 / 0.0077-0.0079 /
+//       0.0084-0.0085; 4x15x8 0.0066 / 0.0068-0.0069 / 0.0077 / 0.0093; 4x19x8 0.0068 / 0.0071 / 0.0076 /
+//       0.0086-0.0087; 4x23x8 0.0068-0.0069 / 0.0070-0.0071 / 0.0075-0.0076 / 0.0086-0.0088; 4x63x5 0.0082-
+//       0.0085 and 4x31x6 0.0070-0.0071 at 2^16. select_if: 4x63x6 0.0071 / 0.0072 / 0.0077 at 2^16, 0.0072
+//       / 0.0074 / 0.0078, 0.0074 / 0.0076 / 0.0080, 0.0077 / 0.0080 / 0.0084; 4x31x8 0.0065 / 0.0065 /
+//       0.0066, 0.0066 / 0.0066 / 0.0067, 0.0069 / 0.0070 / 0.0071, 0.0078 / 0.0078 / 0.0080. Flags at 2^16:
+//       4x63x5 0.0071 / 0.0072 / 0.0078, 4x39x8 0.0066 / 0.0067 / 0.0070, 4x31x6 0.0065 / 0.0065 / 0.0066.
+//       Hence tiny tiles for 4-byte items too, below the same 2^19: 4x31x8, 4x31x6 and 4x15x8.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -253,15 +263,18 @@ struct select {
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
-  /// Below lookahead_large_min_items (2^19: measured level or faster than 47 KiB tiles up to 2^18),
-  /// 8-byte items take tiles of 15 KiB (select_if), 23 KiB (flags, with theirs) and 19 KiB (partition)
-  /// in eight, six and eight stages: at 2^16 items 31 KiB tiles would be sixteen, the tiny ones 22 to
-  /// 35. 4-byte items have no tiny size.
-  using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, lookahead>;
-  using lookahead_flags_tiny = std::conditional_t<wide, select_lookahead_config<4, 23, 6>, lookahead_flags>;
-  using lookahead_partition_tiny = std::conditional_t<wide, select_lookahead_config<4, 19, 8>, lookahead_partition>;
+  /// Below lookahead_large_min_items (2^19), tiny tiles: where the large ones would be a few dozen or
+  /// fewer, more tiles spread the work over more SMs. 8-byte items (measured level or faster than 47 KiB
+  /// tiles up to 2^18): 15 KiB (select_if), 23 KiB (flags, with theirs) and 19 KiB (partition) in eight,
+  /// six and eight stages. 4-byte items (partition's 4 x 39 x 8 at 0.97x-0.98x CUB at 2^16): 15.5 KiB
+  /// in eight stages, 15.5 KiB with their flags in six, 7.5 KiB in eight.
+  using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, select_lookahead_config<4, 31, 8>>;
+  using lookahead_flags_tiny =
+      std::conditional_t<wide, select_lookahead_config<4, 23, 6>, select_lookahead_config<4, 31, 6>>;
+  using lookahead_partition_tiny =
+      std::conditional_t<wide, select_lookahead_config<4, 19, 8>, select_lookahead_config<4, 15, 8>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
-  static constexpr std::int64_t lookahead_large_min_items = wide ? std::int64_t{1} << 19 : lookahead_min_items;
+  static constexpr std::int64_t lookahead_large_min_items = std::int64_t{1} << 19;
 };
 
 }  // namespace lookback::policy

@@ -151,17 +151,20 @@ void register_eight_byte_shapes() {
 }
 
 /// uint32 below 2^19, where partition's 4 x 39 x 8 tiles (thirteen at 2^16) measured 0.97x-0.98x CUB
-/// and uint64's tiny ones ran faster at the same item count: smaller tiles for each op, beside the
-/// policy's.
+/// and uint64's tiny ones ran faster at the same item count: smaller tiles for each op, beside the large
+/// ones (whose rows at 2^16 are registered above).
 void register_four_byte_tiny_shapes() {
   using policy::select_lookahead_config;
   using u32 = std::uint32_t;
-  register_shapes<compaction::partition, u32, select_lookahead_config<4, 39, 8>, select_lookahead_config<4, 19, 8>,
-                  select_lookahead_config<4, 23, 8>, select_lookahead_config<4, 15, 8>>({16, 17, 18, 19});
-  register_shapes<compaction::select_if, u32, select_lookahead_config<4, 63, 6>, select_lookahead_config<4, 31, 8>,
-                  select_lookahead_config<4, 23, 8>>({16, 17, 18, 19});
-  register_shapes<compaction::select_flagged, u32, select_lookahead_config<4, 63, 5>,
-                  select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 23, 6>>({16, 17, 18, 19});
+  register_shapes<compaction::partition, u32, select_lookahead_config<4, 19, 8>, select_lookahead_config<4, 23, 8>,
+                  select_lookahead_config<4, 15, 8>>({16, 17, 18, 19});
+  register_shapes<compaction::select_if, u32, select_lookahead_config<4, 31, 8>, select_lookahead_config<4, 23, 8>>(
+      {16, 17, 18, 19});
+  register_shapes<compaction::select_flagged, u32, select_lookahead_config<4, 23, 6>>({16, 17, 18, 19});
+  register_shapes<compaction::partition, u32, select_lookahead_config<4, 39, 8>>({17, 18, 19});
+  register_shapes<compaction::select_if, u32, select_lookahead_config<4, 63, 6>>({17, 18, 19});
+  register_shapes<compaction::select_flagged, u32, select_lookahead_config<4, 63, 5>, select_lookahead_config<4, 31, 6>>(
+      {17, 18, 19});
 }
 
 /// The look-ahead reading 2, 8 or 16 x 32 descriptors a poll instead of 4 (tile/running_lookahead.cuh): a

@@ -33,8 +33,10 @@ array_file::array_file(const std::filesystem::path& p, const std::string& raw_dt
     shape = std::move(layout.shape);
     data_offset = layout.data_offset;
   } else {
-    if (raw_dtype.empty())
+    if (raw_dtype.empty()) {
+      (void)io::open_input(path);  // a missing file or a directory says so, not that it needs a dtype
       throw cli_error(exit_code::usage, path.string() + ": not a .npy file; give " + dtype_option + " to read it as raw elements");
+    }
     const auto t = io::parse_dtype(raw_dtype);
     if (!t) throw cli_error(exit_code::usage, dtype_option + ": unknown dtype '" + raw_dtype + "'");
     type = *t;

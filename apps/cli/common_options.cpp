@@ -7,6 +7,8 @@
 #include "typed/gpu_probe.hpp"
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 namespace lookback::cli {
 
@@ -57,12 +59,23 @@ std::optional<po::variables_map> parse_options(const std::vector<std::string>& a
   po::options_description all;
   all.add(desc);
   if (hidden != nullptr) all.add(*hidden);
+  // Without positional options of its own, a command gathers stray words here to refuse them: Boost
+  // would otherwise drop them without a word.
+  constexpr const char* stray = "lookback-stray-argument";
+  po::positional_options_description strays;
+  if (positional == nullptr) {
+    all.add_options()(stray, po::value<std::vector<std::string>>());
+    strays.add(stray, -1);
+  }
   po::command_line_parser parser(args);
   parser.options(all);
-  if (positional != nullptr) parser.positional(*positional);
+  parser.positional(positional != nullptr ? *positional : strays);
   po::variables_map vm;
   try {
     po::store(parser.run(), vm);
+    if (vm.count(stray) != 0)
+      throw cli_error(exit_code::usage,
+                      "unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() + "' (see --help)");
     if (vm.count("help") != 0) {
       std::cout << "usage: " << usage << "\n\n" << desc << "\n";
       return std::nullopt;

@@ -101,8 +101,22 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
   std::error_code ec;
   if (fs::is_directory(final_, ec))
     throw io_error(error_kind::cant_create, final_, "cannot create: is a directory");
+  target_ = final_;
+  if (fs::is_symlink(fs::symlink_status(final_, ec))) {
+    std::error_code resolve_ec;
+    const fs::path resolved = fs::weakly_canonical(fs::absolute(final_, resolve_ec), resolve_ec);
+    if (!resolve_ec) target_ = resolved;
+  }
+  const fs::file_status existing = fs::status(target_, ec);
+  if (fs::exists(existing) && !fs::is_regular_file(existing)) {
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_errno(error_kind::cant_create, final_, "cannot open", errno);
+    temp_ = target_;
+    direct_ = true;
+    return;
+  }
 
-  const fs::path dir = directory_of(final_);
+  const fs::path dir = directory_of(target_);
   std::string pattern = (dir / ("." + name.string() + ".tmp-XXXXXX")).string();
   // A Ctrl-C between creating the temporary and remembering it would leave it behind: held off till then.
   sigset_t held, old;
@@ -130,7 +144,7 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
 
 atomic_output_file::~atomic_output_file() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  if (!committed_ && !direct_ && !temp_.empty()) ::unlink(temp_.c_str());
   forget_temporary(signal_slot_);
 }
 
@@ -153,16 +167,22 @@ void atomic_output_file::write(const void* data, std::size_t n) {
 void atomic_output_file::commit() {
   if (fd_ < 0) throw std::logic_error("atomic_output_file::commit called twice");
   // fsync before rename: otherwise a crash can leave the new name pointing at
-  // an empty file, which is worse than the old contents.
-  if (::fsync(fd_) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
+  // an empty file, which is worse than the old contents. Devices and pipes may
+  // not sync at all (EINVAL), and have nothing to rename.
+  if (::fsync(fd_) != 0 && !(direct_ && (errno == EINVAL || errno == EROFS)))
+    throw_errno(error_kind::io_failure, final_, "write failed", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
-  if (::rename(temp_.c_str(), final_.c_str()) != 0)
+  if (direct_) {
+    committed_ = true;
+    return;
+  }
+  if (::rename(temp_.c_str(), target_.c_str()) != 0)
     throw_errno(error_kind::cant_create, final_, "cannot replace", errno);
   committed_ = true;
   forget_temporary(std::exchange(signal_slot_, -1));
-  sync_directory(directory_of(final_));
+  sync_directory(directory_of(target_));
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {

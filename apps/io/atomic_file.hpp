@@ -15,7 +15,10 @@ namespace lookback::io {
 // over the destination by commit().  Destroying the object without commit()
 // deletes the temporary, so a failed run leaves no partial output behind; so does
 // Ctrl-C (SIGINT, SIGTERM, SIGHUP unlink the temporaries still open, then end the
-// process as they would have).
+// process as they would have). A destination that is a symlink is written through:
+// the temporary goes beside the file it names, which the rename replaces. One that
+// exists and is not a regular file (/dev/null, a FIFO) is written directly, since a
+// rename would replace the device or pipe itself; there temp_path() is that path.
 // Errors throw io_error naming the destination path.
 class atomic_output_file {
  public:
@@ -38,7 +41,9 @@ class atomic_output_file {
 
  private:
   std::filesystem::path final_;
+  std::filesystem::path target_;  // final_, or the file it links to
   std::filesystem::path temp_;
+  bool direct_ = false;  // writing target_ itself: a device or FIFO
   int fd_ = -1;
   bool committed_ = false;
   int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name

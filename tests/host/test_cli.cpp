@@ -112,6 +112,10 @@ std::vector<bad_run> bad_runs() {
   // Raw input.
   const std::vector<file_spec> raw12{file("in.bin", int32_data(3))};
   t.every_reader("raw_without_dtype", in_bin, raw12, ex_usage, "{tmp}/in.bin: not a .npy file; give --dtype");
+  // Without --dtype, a raw path that is missing or a directory says so, not that it needs a dtype.
+  t.every_reader("raw_input_missing", in_bin, {}, ex_noinput, "{tmp}/in.bin: cannot open");
+  t.every_reader("raw_input_is_directory", in_bin, {directory("in.bin")}, ex_noinput,
+                 "{tmp}/in.bin: cannot open: is a directory");
   t.every_reader("raw_size_not_a_multiple", {"-i", "{tmp}/in.bin", "--dtype", "int64"}, {file("in.bin", std::string(6, '\1'))},
          ex_dataerr, "{tmp}/in.bin: size 6 bytes is not a multiple of int64's 8 bytes");
   t.both("unknown_dtype", {"-i", "{tmp}/in.bin", "--dtype", "int128"}, raw12, ex_usage, "--dtype: unknown dtype 'int128'");
@@ -125,6 +129,7 @@ std::vector<bad_run> bad_runs() {
     return args;
   };
   t.both("unknown_option", opts({"--frobnicate"}), {valid_input}, ex_usage, "unrecognised option '--frobnicate'");
+  t.both("stray_argument", opts({"stray"}), {valid_input}, ex_usage, "unexpected argument 'stray'");
   t.both("bad_op", opts({"--op", "mean"}), {valid_input}, ex_usage, "--op must be sum, min or max, not 'mean'");
   t.both("op_without_value", opts({"--op"}), {valid_input}, ex_usage, "'--op'");
   t.both("bogus_backend", opts({"--backend", "bogus"}), {valid_input}, ex_usage,

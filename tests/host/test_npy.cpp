@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -467,6 +468,57 @@ TEST_F(AtomicFile, OutputIsADirectory) {
   fs::create_directory(dir / "sub");
   expect_io_error([&] { write_raw(dir / "sub", make_array<float>({2})); }, error_kind::cant_create,
                   dir / "sub", "is a directory");
+}
+
+TEST_F(AtomicFile, SymlinkIsWrittenThrough) {
+  const auto target = file_with("target.npy", "old contents");
+  fs::create_symlink("target.npy", dir / "link.npy");
+  {
+    atomic_output_file f(dir / "link.npy");
+    f.write("new");
+    f.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(dir / "link.npy"));
+  EXPECT_EQ(read_file(target), "new");
+  EXPECT_EQ(entries(dir), (std::set<std::string>{"link.npy", "target.npy"}));
+}
+
+TEST_F(AtomicFile, FifoIsWrittenDirectlyAndStaysAFifo) {
+  const fs::path p = dir / "pipe";
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0) << std::strerror(errno);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(p, std::ios::binary);
+    got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  {
+    atomic_output_file f(p);
+    f.write("through the pipe");
+    f.commit();
+  }
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(p));
+  EXPECT_EQ(entries(dir), std::set<std::string>{"pipe"});
+}
+
+TEST_F(AtomicFile, DevicesAreWrittenNotReplaced) {
+  if (!fs::is_character_file("/dev/null")) GTEST_SKIP() << "no /dev/null character device here";
+  {
+    atomic_output_file f("/dev/null");
+    f.write("discarded");
+    f.commit();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  if (!fs::is_character_file("/dev/full")) GTEST_SKIP() << "no /dev/full character device here";
+  expect_io_error(
+      [&] {
+        atomic_output_file f("/dev/full");
+        f.write("no room");
+        f.commit();
+      },
+      error_kind::io_failure, "/dev/full", "No space left on device");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
 TEST_F(AtomicFile, UnwritableDirectory) {

@@ -7,7 +7,9 @@
 #include "io/npy.hpp"
 #include "typed/image_ops.hpp"
 
+#include <cmath>
 #include <iostream>
+#include <string>
 
 namespace lookback::cli {
 namespace {
@@ -25,8 +27,13 @@ typed::image_mask load_mask(const std::string& path) {
     throw cli_error(exit_code::data_error, path + ": the mask must have odd sides (it is centred on its middle tap), not " +
                                                std::to_string(m.shape[0]) + " x " + std::to_string(m.shape[1]));
   typed::image_mask mask{static_cast<int>(m.shape[0]), static_cast<int>(m.shape[1]), {}};
-  for (std::int64_t i = 0; i < m.size(); ++i)
-    mask.taps.push_back(m.type == io::dtype::float32 ? m.as<float>()[i] : m.as<double>()[i]);
+  for (std::int64_t i = 0; i < m.size(); ++i) {
+    const double tap = m.type == io::dtype::float32 ? m.as<float>()[i] : m.as<double>()[i];
+    if (!std::isfinite(tap))
+      throw cli_error(exit_code::data_error, path + ": mask tap (" + std::to_string(i / m.shape[1]) + ", " +
+                                                 std::to_string(i % m.shape[1]) + ") is not finite");
+    mask.taps.push_back(tap);
+  }
   return mask;
 }
 

@@ -3,6 +3,8 @@
 // documented exit code, nothing created or changed).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "io/pgm.hpp"
 #include "io/png.hpp"
 #include "support/cli_harness.hpp"
@@ -107,6 +109,8 @@ std::vector<bad_run> bad_runs() {
   with_mask("even", npy_text(array_of(std::vector<double>(6, 1.0), {2, 3})), ex_dataerr,
             "{tmp}/m.npy: the mask must have odd sides (it is centred on its middle tap), not 2 x 3");
   with_mask("even_width", npy_text(array_of(std::vector<double>(4, 1.0), {1, 4})), ex_dataerr, "not 1 x 4");
+  with_mask("not_finite", npy_text(array_of(std::vector<double>{1, 1, 1, 1, std::nan(""), 1, 1, 1, 1}, {3, 3})), ex_dataerr,
+            "{tmp}/m.npy: mask tap (1, 1) is not finite");
   with_mask("empty", npy_text(array_of(std::vector<double>{}, {0, 3})), ex_dataerr, "{tmp}/m.npy: the mask is empty (0, 3)");
   with_mask("one_dimensional", npy_text(array_of(std::vector<double>{1, 2, 1})), ex_dataerr,
             "{tmp}/m.npy: the mask must be a 2-D array, not shape (3,)");

@@ -38,6 +38,10 @@ mode_t default_file_mode() {
 
 fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
 
+// p absolute, with every symlink and "." or ".." that exists resolved. absolute() first: weakly_canonical
+// leaves a relative path whose first component does not exist untouched, so "x" and "./x" would differ.
+fs::path resolved(const fs::path& p, std::error_code& ec) { return fs::weakly_canonical(fs::absolute(p, ec), ec); }
+
 // Makes the rename itself durable.  Best effort: some filesystems refuse fsync on
 // directories, and the data is already safe by then.
 void sync_directory(const fs::path& dir) {
@@ -104,8 +108,8 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
   target_ = final_;
   if (fs::is_symlink(fs::symlink_status(final_, ec))) {
     std::error_code resolve_ec;
-    const fs::path resolved = fs::weakly_canonical(fs::absolute(final_, resolve_ec), resolve_ec);
-    if (!resolve_ec) target_ = resolved;
+    fs::path linked = resolved(final_, resolve_ec);
+    if (!resolve_ec) target_ = std::move(linked);
   }
   const fs::file_status existing = fs::status(target_, ec);
   if (fs::exists(existing) && !fs::is_regular_file(existing)) {
@@ -188,11 +192,9 @@ void atomic_output_file::commit() {
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   if (fs::equivalent(a, b, ec)) return true;
-  // absolute() first: weakly_canonical leaves a relative path whose first
-  // component does not exist untouched, so "x" and "./x" would differ.
   std::error_code ec_a, ec_b;
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a);
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
+  const fs::path ca = resolved(a, ec_a);
+  const fs::path cb = resolved(b, ec_b);
   return !ec_a && !ec_b && ca == cb;
 }
 

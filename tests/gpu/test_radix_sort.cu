@@ -236,6 +236,33 @@ TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
     }
 }
 
+// The filling past a partial last tile takes the largest digit of the pass: keys whose first digit is
+// also the largest must still rank before it, or they would be lost from the end of the output.
+TYPED_TEST(radix_sort_matrix, keys_of_the_largest_first_digit_end_partial_tiles) {
+  using Key = TypeParam;
+  using p = policy::radix_sort<Key, radix::no_value>;
+  constexpr int bits = 8 * sizeof(Key);
+  const std::int64_t small_tile = p::small::onesweep::tile_items;
+  const std::int64_t past_small = whole_large_tiles_past(p::small_max_items, p::large::onesweep::tile_items);
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{33}, small_tile - 1, small_tile + 1, 3 * small_tile + 5,
+                               past_small + 1, past_small + p::large::onesweep::tile_items - 1})
+    for (const bool descending : {false, true}) {
+      if (n > max_test_size()) continue;
+      auto rng = make_rng(static_cast<std::uint64_t>(n) * 41 + descending);
+      std::vector<Key> keys(static_cast<std::size_t>(n));
+      // Keys whose ordered pattern (the sort's order, descending ones inverted) ends in the digit 255.
+      for (Key& k : keys) {
+        const auto ordered = static_cast<radix::bits_t<Key>>(rng() | 0xffu);
+        const auto b = descending ? radix::key_bits_of<Key, true>(ordered) : radix::key_bits_of<Key, false>(ordered);
+        std::memcpy(&k, &b, sizeof(Key));
+      }
+      check_sort<Key, std::uint32_t, false>(keys, descending, 0, bits,
+                                           describe<Key>("largest first digit", keys_shape::uniform, n, descending,
+                                                         0, bits));
+      if (this->HasFailure()) return;
+    }
+}
+
 template <class Key, class Value>
 void check_pairs_are_stable(const char* what) {
   // Pairs take their own tiles (policy::radix_sort), so their boundaries are the ones that matter.

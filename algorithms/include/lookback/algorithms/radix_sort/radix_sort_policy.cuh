@@ -115,6 +115,35 @@
 //    2^28 0.106 / 0.618 / 9.49 ms against 0.106 / 0.561 / 8.39; small 384 x 12 at 2^16 / 2^18 / 2^20 /
 //    2^21 0.0406 / 0.0484 / 0.0774 / 0.119 against 0.0410 / 0.0488 / 0.0773 / 0.119. Not kept: at large
 //    sizes the prefetched values take L2 from the scatter.
+//  - Where a pass's time goes, 2^28 uint32 keys, held timing, one run, with parts of the pass replaced
+//    (timing only, outputs wrong; not in the tree): as it is 4.53 ms; the scatter replaced by a
+//    coalesced store of the staged tile 4.03; that store with the scatter's address still formed (the
+//    digit read back, its offset loaded from shared memory) 4.34; the look-back's wait also replaced by
+//    an estimated offset 3.63 (a pass about 0.80 ms, a memcpy 0.72). So a pass spends about 0.05 ms on
+//    scattered rather than coalesced writes, 0.08 on forming the scatter's addresses and 0.10 on the
+//    look-back; 1.7x CUB (3.8 ms) would need nearly all of that gone.
+//  - ncu of a 384 x 32 pass (base clocks, stall samples): loads 10%, counting and scans 19%, ranking 39%,
+//    the look-back and the barrier after it 16%, the scatter 16% (each store waiting on two dependent
+//    shared loads: the stores go through the plan's generic pointers, which might alias shared memory,
+//    so the compiler keeps later shared loads behind them). Measured against the ranking as it is, one
+//    run each, ms at 2^20 / 2^24 / 2^28 keys:
+//     - the first pass of full-width integer keys ranked in any order (the counting's atomics return
+//       each key's place, no votes; only that pass may, its input order being arbitrary): ncu timed that
+//       pass 1.02 ms against 1.21 with half the instructions, but whole sorts moved 0-2.5% at 2^28
+//       (4.49 / 4.66 / 4.52 against 4.53 / 4.66 / 4.63 in three runs), by -1% to +1% at 2^24, and small
+//       tiles lost 10-14% (atomics whose results are used no longer merge a warp's equal digits): not kept;
+//     - the scatter's stores as st.global (inline PTX, no memory clobber): keys 4.72 against 4.51, pairs
+//       10.67 against 8.30; not kept;
+//     - the scatter in batches of 4 / 8 / 16 items, each batch's shared loads before its stores: keys
+//       0.0735 / 0.0740 / 0.0759, 0.351 / 0.357 / 0.367, 4.57 / 4.66 / 4.82 against 0.0701, 0.346, 4.55;
+//       pairs (2^20 / 2^24 / 2^28) 0.118 / 0.698 / 10.5 with 4 against 0.109 / 0.569 / 8.35; small tiles
+//       level; not kept.
+//  - Each block read the pass's plan, then took its tile id: two trips to L2 one after the other before
+//    its first load. The thread that takes the id now reads the plan while the id is on its way (two runs
+//    each, ms): keys 2^16 / 2^18 / 2^19 (small tiles) 0.0340 / 0.0409 / 0.0495 against 0.0359 / 0.0427 /
+//    0.0515, 2^20 / 2^24 / 2^28 0.0697 / 0.3567 / 4.53 against 0.0730 / 0.3615 / 4.57; pairs 2^16 / 2^18 /
+//    2^20 0.0396 / 0.0461 / 0.0861 against 0.0414 / 0.0480 / 0.0880, 2^22 / 2^24 / 2^28 0.2297 / 0.610 /
+//    8.65 against 0.2324 / 0.611 / 8.56; uint64 keys 2^24 / 2^27 1.003 / 7.69 against 1.016 / 7.68.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

@@ -10,7 +10,8 @@ namespace lookback::tile {
 
 /// Called by every thread of the block (it synchronises the block); `shared_slot` is a __shared__
 /// unsigned the block owns. The thread that takes the id first calls `on_taken(id)`, before the
-/// barrier, while it holds nothing else (a prefetch issued there costs the kernel no registers). A kernel
+/// barrier, while it holds nothing else (a prefetch issued there costs the kernel no registers); loads
+/// there that do not need the id go out while the id is on its way. A kernel
 /// launched dependent on the one that clears its counter and descriptors (detail/clear_then_launch.cuh)
 /// waits for it here, before the block touches either; launched plainly, the wait costs nothing.
 /// One thread's wait is enough for the block: griddepcontrol.wait returns once the prior grid has
@@ -21,8 +22,8 @@ __device__ __forceinline__ std::int64_t acquire_tile(unsigned* d_counter, unsign
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
     lookback::detail::wait_for_prior_grid();
     const unsigned id = atomicAdd(d_counter, 1u);
-    shared_slot = id;
     on_taken(static_cast<std::int64_t>(id));
+    shared_slot = id;
   }
   __syncthreads();
   return shared_slot;

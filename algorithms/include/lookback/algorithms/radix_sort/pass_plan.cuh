@@ -92,7 +92,12 @@ __device__ inline void route_passes(const int (&skip)[max_passes], int passes, c
   for (int p = 0; p < max_passes; ++p) {
     const bool moves_data = p < passes && (!skip[p] || p == copy_pass);
     d_plan->kind[p] = !moves_data ? pass_skip : skip[p] ? pass_copy : pass_run;
-    if (!moves_data) continue;
+    if (!moves_data) {
+      // A skipped pass's kernel still reads its whole route with its kind (onesweep_kernel.cuh).
+      d_plan->key_src[p] = d_plan->value_src[p] = nullptr;
+      d_plan->key_dst[p] = d_plan->value_dst[p] = nullptr;
+      continue;
+    }
     // Separate buffers: the last move writes the target, so they alternate back from it. Double
     // buffers: the first move writes the other buffer, then they alternate.
     const bool to_other = buffers.double_buffer ? j % 2 == 0 : (moves - 1 - j) % 2 == 1;

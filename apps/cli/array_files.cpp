@@ -8,12 +8,24 @@
 #include "io/raw.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <cmath>
 #include <memory>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 namespace lookback::cli {
+
+std::vector<double> finite_doubles(const io::host_array& a, const std::string& path,
+                                   const std::function<std::string(std::int64_t)>& name_of) {
+  std::vector<double> values(static_cast<std::size_t>(a.size()));
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    const double v = a.type == io::dtype::float32 ? a.as<float>()[i] : a.as<double>()[i];
+    if (!std::isfinite(v)) throw cli_error(exit_code::data_error, path + ": " + name_of(i) + " is not finite");
+    values[static_cast<std::size_t>(i)] = v;
+  }
+  return values;
+}
 
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
                           const std::string& dtype_option) {

@@ -6,7 +6,9 @@
 #include <lookback/pipelines/sink.hpp>
 #include <lookback/pipelines/source.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,11 @@ namespace lookback::cli {
 /// option that messages name: compact's flags have their own).
 io::host_array load_array(const std::filesystem::path& path, const std::string& raw_dtype,
                           const std::string& dtype_option = "--dtype");
+
+/// The items of a float32 or float64 array as doubles, each refused (exit 65) unless finite; the error
+/// names the file and `name_of(i)` ("tap 3", "mask tap (1, 2)").
+std::vector<double> finite_doubles(const io::host_array& a, const std::string& path,
+                                   const std::function<std::string(std::int64_t)>& name_of);
 
 /// An input array left on disk for the streamed commands: its dtype and shape from the .npy header (or
 /// --dtype and the size of a raw file), every check load_array makes, and a source that reads its

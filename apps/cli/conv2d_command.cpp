@@ -1,3 +1,4 @@
+#include "cli/array_files.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -7,7 +8,6 @@
 #include "io/npy.hpp"
 #include "typed/image_ops.hpp"
 
-#include <cmath>
 #include <iostream>
 #include <string>
 
@@ -26,15 +26,10 @@ typed::image_mask load_mask(const std::string& path) {
   if (m.shape[0] % 2 == 0 || m.shape[1] % 2 == 0)
     throw cli_error(exit_code::data_error, path + ": the mask must have odd sides (it is centred on its middle tap), not " +
                                                std::to_string(m.shape[0]) + " x " + std::to_string(m.shape[1]));
-  typed::image_mask mask{static_cast<int>(m.shape[0]), static_cast<int>(m.shape[1]), {}};
-  for (std::int64_t i = 0; i < m.size(); ++i) {
-    const double tap = m.type == io::dtype::float32 ? m.as<float>()[i] : m.as<double>()[i];
-    if (!std::isfinite(tap))
-      throw cli_error(exit_code::data_error, path + ": mask tap (" + std::to_string(i / m.shape[1]) + ", " +
-                                                 std::to_string(i % m.shape[1]) + ") is not finite");
-    mask.taps.push_back(tap);
-  }
-  return mask;
+  const std::int64_t columns = m.shape[1];
+  return {static_cast<int>(m.shape[0]), static_cast<int>(columns), finite_doubles(m, path, [&](std::int64_t i) {
+            return "mask tap (" + std::to_string(i / columns) + ", " + std::to_string(i % columns) + ")";
+          })};
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include "cli/array_files.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -8,7 +9,6 @@
 #include "io/npy.hpp"
 #include "typed/fir_design.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -53,13 +53,7 @@ std::vector<double> load_taps(const std::string& path) {
   if (a.size() > typed::max_fir_taps)
     throw cli_error(exit_code::data_error, path + ": " + std::to_string(a.size()) + " taps; at most " +
                                                std::to_string(typed::max_fir_taps));
-  std::vector<double> taps(static_cast<std::size_t>(a.size()));
-  for (std::size_t i = 0; i < taps.size(); ++i) {
-    taps[i] = a.type == io::dtype::float32 ? a.as<float>()[i] : a.as<double>()[i];
-    if (!std::isfinite(taps[i]))
-      throw cli_error(exit_code::data_error, path + ": tap " + std::to_string(i) + " is not finite");
-  }
-  return taps;
+  return finite_doubles(a, path, [](std::int64_t i) { return "tap " + std::to_string(i); });
 }
 
 struct filter_options {

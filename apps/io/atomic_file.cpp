@@ -116,7 +116,6 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
     fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) throw_errno(error_kind::cant_create, final_, "cannot open", errno);
     temp_ = target_;
-    direct_ = true;
     return;
   }
 
@@ -148,7 +147,7 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
 
 atomic_output_file::~atomic_output_file() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !direct_ && !temp_.empty()) ::unlink(temp_.c_str());
+  if (!committed_ && !temp_.empty() && !direct()) ::unlink(temp_.c_str());
   forget_temporary(signal_slot_);
 }
 
@@ -173,12 +172,12 @@ void atomic_output_file::commit() {
   // fsync before rename: otherwise a crash can leave the new name pointing at
   // an empty file, which is worse than the old contents. Devices and pipes may
   // not sync at all (EINVAL), and have nothing to rename.
-  if (::fsync(fd_) != 0 && !(direct_ && (errno == EINVAL || errno == EROFS)))
+  if (::fsync(fd_) != 0 && !(direct() && (errno == EINVAL || errno == EROFS)))
     throw_errno(error_kind::io_failure, final_, "write failed", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
-  if (direct_) {
+  if (direct()) {
     committed_ = true;
     return;
   }

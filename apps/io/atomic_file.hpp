@@ -40,10 +40,11 @@ class atomic_output_file {
   int descriptor() const noexcept { return fd_; }
 
  private:
+  [[nodiscard]] bool direct() const { return temp_ == target_; }
+
   std::filesystem::path final_;
   std::filesystem::path target_;  // final_, or the file it links to
-  std::filesystem::path temp_;
-  bool direct_ = false;  // writing target_ itself: a device or FIFO
+  std::filesystem::path temp_;  // target_ itself for a device or FIFO, written directly
   int fd_ = -1;
   bool committed_ = false;
   int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name

@@ -19,12 +19,14 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
     const std::string op = pairs ? "sort_tune_pairs" : "sort_tune_keys";
     register_gpu_benchmark(bench_name(op.c_str(), label, io::dtype_of<Key>(), n), [=](benchmark::State& state) {
       const void* d_keys = random_input(io::dtype_of<Key>(), n, spread::all_bits);
+      using value_t = std::conditional_t<pairs, Value, std::uint32_t>;  // stands in for no_value
       const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(Key);
+      const std::size_t value_bytes = static_cast<std::size_t>(n) * sizeof(value_t);
       const radix::sort_buffers buffers{d_keys,
                                         scratch(bytes, 0),
                                         nullptr,
-                                        pairs ? random_input(io::dtype::uint32, n) : nullptr,
-                                        pairs ? scratch(bytes, 1) : nullptr,
+                                        pairs ? random_input(io::dtype_of<value_t>(), n) : nullptr,
+                                        pairs ? scratch(value_bytes, 1) : nullptr,
                                         nullptr,
                                         false};
       const auto run = [&](void* d_temp, std::size_t& temp_bytes) {
@@ -35,7 +37,8 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
       std::size_t temp_bytes = 0;
       run(nullptr, temp_bytes);
       void* d_temp = scratch(temp_bytes, 2);
-      time_gpu(state, 2.0 * static_cast<double>(bytes) * (pairs ? 2 : 1), n, [&] { run(d_temp, temp_bytes); });
+      time_gpu(state, 2.0 * static_cast<double>(bytes + (pairs ? value_bytes : 0)), n,
+               [&] { run(d_temp, temp_bytes); });
     });
   }
 }
@@ -90,6 +93,23 @@ const bool registered = [] {
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
   register_policy<h4, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::large::onesweep, u32, float>("large", {24, 28});
+  // Looking back before ranking, and pairs' values prefetched into L2 once the keys are ranked.
+  register_policy<h4, onesweep_config<512, 24, 0, 2, false>, u32>("512x24_lookback_after", {20, 24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true>, u32>("512x24_lookback_first", {20, 24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, false, true>, u32>("512x24_prefetch", {20, 24, 28});
+  register_policy<h4, onesweep_config<384, 32, 0, 2, false, 2>, keys>("ballots", {20, 24, 28});
+  register_policy<h4, onesweep_config<384, 32, 0, 2, false, 2, true>, keys>("ballots_lookback_first", {20, 24, 28});
+  using u64 = std::uint64_t;
+  using wide_pairs = policy::radix_sort<u64, u64>;
+  register_policy<wide_pairs::large::histogram, wide_pairs::large::onesweep, u64, u64>("large", {24, 27});
+  register_policy<wide_pairs::large::histogram, onesweep_config<512, 16, 0, 2, false, 1, true>, u64, u64>(
+      "512x16_lookback_first", {24, 27});
+  register_policy<h4, policy::radix_sort<u32, u64>::large::onesweep, u64>("large_u64_values", {24, 28});
+  register_policy<h4, onesweep_config<512, 16, 0, 2, false, 1, true>, u64>("512x16_lookback_first_u64_values",
+                                                                           {24, 28});
+  register_policy<wide_pairs::small::histogram, wide_pairs::small::onesweep, u64, u64>("small", {16, 18, 20});
+  register_policy<wide_pairs::small::histogram, onesweep_config<384, 12, 0, 2, false, 4>, u64, u64>(
+      "384x12_lookback_after", {16, 18, 20});
   return true;
 }();
 

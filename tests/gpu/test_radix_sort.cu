@@ -206,10 +206,10 @@ using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, s
 TYPED_TEST_SUITE(radix_sort_matrix, key_types);
 
 template <class Key>
-std::string describe(const char* what, keys_shape s, std::int64_t n, bool descending, int begin, int end) {
+std::string describe(const char* what, const char* shape, std::int64_t n, bool descending, int begin, int end) {
   return std::string(what) + " " + std::to_string(sizeof(Key)) + "-byte " +
          (std::is_floating_point_v<Key> ? "float" : std::is_signed_v<Key> ? "signed" : "unsigned") + " keys, " +
-         shape_name(s) + ", n=" + std::to_string(n) + (descending ? ", descending" : "") + ", bits [" +
+         shape + ", n=" + std::to_string(n) + (descending ? ", descending" : "") + ", bits [" +
          std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
 
@@ -230,7 +230,7 @@ TYPED_TEST(radix_sort_matrix, keys_at_tile_boundaries) {
         if (n > 4 * tile && !boundary && descending) continue;
         auto rng = make_rng(static_cast<std::uint64_t>(n) * 31 + static_cast<int>(s) * 7 + descending);
         check_sort<Key, std::uint32_t, false>(make_keys<Key>(s, n, rng), descending, 0, bits,
-                                             describe<Key>("keys", s, n, descending, 0, bits));
+                                             describe<Key>("keys", shape_name(s), n, descending, 0, bits));
         if (this->HasFailure()) return;
       }
     }
@@ -257,8 +257,8 @@ TYPED_TEST(radix_sort_matrix, keys_of_the_largest_first_digit_end_partial_tiles)
         std::memcpy(&k, &b, sizeof(Key));
       }
       check_sort<Key, std::uint32_t, false>(keys, descending, 0, bits,
-                                           describe<Key>("largest first digit", keys_shape::uniform, n, descending,
-                                                         0, bits));
+                                           describe<Key>("keys", "every one ending in the largest digit", n,
+                                                         descending, 0, bits));
       if (this->HasFailure()) return;
     }
 }
@@ -276,7 +276,7 @@ void check_pairs_are_stable(const char* what) {
         if (n > max_test_size()) continue;
         auto rng = make_rng(static_cast<std::uint64_t>(n) * 37 + static_cast<int>(s) * 5 + descending + sizeof(Value));
         check_sort<Key, Value, true>(make_keys<Key>(s, n, rng), descending, 0, bits,
-                                     describe<Key>(what, s, n, descending, 0, bits));
+                                     describe<Key>(what, shape_name(s), n, descending, 0, bits));
         if (::testing::Test::HasFailure()) return;
       }
 }
@@ -302,8 +302,9 @@ TYPED_TEST(radix_sort_matrix, bit_ranges) {
         // reference alone.
         const bool cub_agrees = !(std::is_floating_point_v<Key> && descending && shape == keys_shape::specials &&
                                   n <= cub_single_tile_sort_items);
-        check_sort<Key, std::uint32_t, true>(make_keys<Key>(shape, n, rng), descending, begin, end,
-                                             describe<Key>("pairs", shape, n, descending, begin, end), cub_agrees);
+        check_sort<Key, std::uint32_t, true>(
+            make_keys<Key>(shape, n, rng), descending, begin, end,
+            describe<Key>("pairs", shape_name(shape), n, descending, begin, end), cub_agrees);
         if (this->HasFailure()) return;
       }
 }
@@ -436,7 +437,7 @@ TEST_F(radix_sort_api, single_copy_histogram_sorts_correctly) {
       sorted<key, std::uint32_t> expected;
       for (const std::uint32_t i : stable_order(keys, false, begin, end)) expected.keys.push_back(keys[i]);
       expect_sorted<key, std::uint32_t, false>(expected, {to_host(d_out), {}}, "single-copy histogram",
-                                               describe<key>("sort", shape, n, false, begin, end));
+                                               describe<key>("sort", shape_name(shape), n, false, begin, end));
       if (HasFailure()) return;
     }
   }

@@ -144,6 +144,21 @@
 //    0.0515, 2^20 / 2^24 / 2^28 0.0697 / 0.3567 / 4.53 against 0.0730 / 0.3615 / 4.57; pairs 2^16 / 2^18 /
 //    2^20 0.0396 / 0.0461 / 0.0861 against 0.0414 / 0.0480 / 0.0880, 2^22 / 2^24 / 2^28 0.2297 / 0.610 /
 //    8.65 against 0.2324 / 0.611 / 8.56; uint64 keys 2^24 / 2^27 1.003 / 7.69 against 1.016 / 7.68.
+//  - Pairs looking back before ranking rather than after it (each tile's inclusive counts published a
+//    ranking sooner), and their values prefetched into L2 once the keys are ranked (one bulk prefetch
+//    by thread 0, so that DRAM reads them while the keys are scattered). Three runs on three H100s, ms:
+//    uint32/uint32 512 x 24 at 2^24 / 2^28: as before 0.6044-0.6114 / 8.61-8.64; looking back first
+//    0.5975-0.6025 / 8.47-8.50; prefetching 0.5958-0.5964 / 8.50-8.53; both 0.5943-0.5957 / 8.46-8.48
+//    (-1.6% / -1.7%; kept); prefetching as the look-back starts, before the ranking, 0.619 / 9.10.
+//    Small 384 x 12, 2^16 / 2^18 / 2^20: uint32/uint32 looking back first 0.0394-0.0397 / 0.0451-0.0464 /
+//    0.0846-0.0886 against 0.0395-0.0400 / 0.0460-0.0474 / 0.0850-0.0891 (kept), prefetching too level or
+//    worse; uint64/uint64 0.0803-0.0805 / 0.1068 / 0.1754 against 0.0813-0.0816 / 0.1082 / 0.1797 (kept).
+//    The wide 512 x 16: uint64/uint64 at 2^24 / 2^27 looking back first 2.000 / 15.35-15.38 against
+//    1.980 / 15.36-15.38, both 2.036 / 15.76; uint32 keys / uint64 values at 2^24 / 2^28 1.2-1.5% slower
+//    either way (0.8156 / 12.02-12.04 and 0.8115 / 12.18-12.20 against 0.8034 / 11.91-11.94): not kept.
+//    Keys (384 x 32 with CUB-form votes off, the only form that compiled both ways) looking back first:
+//    2^24 / 2^28 0.436-0.438 / 5.81-5.82 against 0.422-0.425 / 5.72; small keys 2^18 0.0557 against
+//    0.0473: not kept; ptxas could not allocate registers for the large keys' pass with the inline votes.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -162,10 +177,14 @@ struct radix_histogram_config {
 
 /// One digit pass: threads per block (the first 256 also own a digit each for the look-back), keys
 /// per thread, the wait before a digit's first look-back poll, blocks per SM the registers must allow,
-/// the form of the ranking's votes (radix_sort/warp_rank.cuh), and how many predecessors a digit's
-/// look-back reads at a time.
-template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes, int LookbackWindow = 1>
+/// the form of the ranking's votes (radix_sort/warp_rank.cuh), how many predecessors a digit's
+/// look-back reads at a time, whether the look-back comes before the ranking rather than after it, and
+/// whether a tile's values are prefetched into L2 once its keys are ranked (pairs).
+template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes, int LookbackWindow = 1,
+          bool LookbackBeforeRanking = false, bool PrefetchValues = false>
 struct onesweep_config {
+  static constexpr bool lookback_before_ranking = LookbackBeforeRanking;
+  static constexpr bool prefetch_values = PrefetchValues;
   static constexpr int lookback_window = LookbackWindow;
   static constexpr int threads = Threads;
   static constexpr int min_blocks = MinBlocks;
@@ -184,6 +203,8 @@ struct radix_sort_passes {
 
 /// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
 /// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
+/// Pairs look back before ranking, except the large passes of 8-byte keys or values; the large passes
+/// of 4-byte pairs also prefetch their values.
 template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
@@ -195,11 +216,12 @@ struct radix_sort {
   static constexpr int histogram_copies = sizeof(Key) <= 4 ? 16 : 0;
   using small = radix_sort_passes<
       radix_histogram_config<256, 1>,
-      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>>;
+      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>,
+                         onesweep_config<384, 12, 0, 2, false, 4, true>>>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;
-  using pairs_pass =
-      std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>, onesweep_config<512, 24, 0, 2, false>>;
+  using pairs_pass = std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>,
+                                        onesweep_config<512, 24, 0, 2, false, 1, true, true>>;
   using large = radix_sort_passes<radix_histogram_config<256, 4, histogram_copies>,
                                   std::conditional_t<keys_only, keys_pass, pairs_pass>>;
 };

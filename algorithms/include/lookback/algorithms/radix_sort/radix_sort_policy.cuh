@@ -144,12 +144,20 @@
 //    0.0515, 2^20 / 2^24 / 2^28 0.0697 / 0.3567 / 4.53 against 0.0730 / 0.3615 / 4.57; pairs 2^16 / 2^18 /
 //    2^20 0.0396 / 0.0461 / 0.0861 against 0.0414 / 0.0480 / 0.0880, 2^22 / 2^24 / 2^28 0.2297 / 0.610 /
 //    8.65 against 0.2324 / 0.611 / 8.56; uint64 keys 2^24 / 2^27 1.003 / 7.69 against 1.016 / 7.68.
+//    That comparison kept the rest of the new start in both of its arms. The public sorts built from
+//    696402a (before the change), 60b16d9 and 7faa111 (after it), timed in one call (CUDA events around
+//    each call, medians of 15, two rounds; bench/results/h100-pairs-lookback-first-7faa111.md) say the
+//    change cost more than it gave: pairs 2^20 / 2^24 / 2^28 0.0835-0.0844 / 0.5650-0.5658 / 8.11-8.13
+//    before, 0.0890-0.0903 / 0.6126-0.6151 / 8.49-8.51 after (+6% to +9%); keys 2^24 0.3565-0.3582
+//    against 0.3675-0.3705 (+3%), 2^20 0.0754-0.0758 against 0.0747-0.0750 (-1%), 2^28 level. The
+//    earlier start is the one to keep.
 //  - Pairs looking back before ranking rather than after it (each tile's inclusive counts published a
 //    ranking sooner), and their values prefetched into L2 once the keys are ranked (one bulk prefetch
-//    by thread 0, so that DRAM reads them while the keys are scattered). Three runs on three H100s, ms:
-//    uint32/uint32 512 x 24 at 2^24 / 2^28: as before 0.6044-0.6114 / 8.61-8.64; looking back first
-//    0.5975-0.6025 / 8.47-8.50; prefetching 0.5958-0.5964 / 8.50-8.53; both 0.5943-0.5957 / 8.46-8.48
-//    (-1.6% / -1.7%; kept); prefetching as the look-back starts, before the ranking, 0.619 / 9.10.
+//    by thread 0, so that DRAM reads them while the keys are scattered). Four runs on four H100s, ms
+//    (bench/results/h100-pairs-lookback-first-7faa111.md): uint32/uint32 512 x 24 at 2^24 / 2^28: as
+//    before 0.6038-0.6114 / 8.56-8.64; looking back first 0.5979-0.6025 / 8.40-8.50; prefetching
+//    0.5912-0.5964 / 8.44-8.53; both 0.5912-0.5957 / 8.39-8.49 (-1.4% to -2.5% / -1.7% to -2.0% in each
+//    run; kept); prefetching as the look-back starts, before the ranking, 0.614-0.620 / 9.10-9.12.
 //    Small 384 x 12, 2^16 / 2^18 / 2^20: uint32/uint32 looking back first 0.0394-0.0397 / 0.0451-0.0464 /
 //    0.0846-0.0886 against 0.0395-0.0400 / 0.0460-0.0474 / 0.0850-0.0891 (kept), prefetching too level or
 //    worse; uint64/uint64 0.0803-0.0805 / 0.1068 / 0.1754 against 0.0813-0.0816 / 0.1082 / 0.1797 (kept).

@@ -93,7 +93,9 @@ const bool registered = [] {
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
   register_policy<h4, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::large::onesweep, u32, float>("large", {24, 28});
-  // Looking back before ranking, and pairs' values prefetched into L2 once the keys are ranked.
+  // The rows behind the policy's look-back placement and value prefetch (radix_sort_policy.cuh): each
+  // kept setting beside the ones it was chosen over.
+  register_policy<h1, policy::radix_sort<u32, u32>::small::onesweep, u32>("small", {16, 18, 20});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false>, u32>("512x24_lookback_after", {20, 24, 28});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true>, u32>("512x24_lookback_first", {20, 24, 28});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, false, true>, u32>("512x24_prefetch", {20, 24, 28});

@@ -148,25 +148,28 @@
 //    696402a (before the change), 60b16d9 and 7faa111 (after it), timed in one call (CUDA events around
 //    each call, medians of 15, two rounds; bench/results/h100-pairs-lookback-first-7faa111.md) say the
 //    change cost more than it gave: pairs 2^20 / 2^24 / 2^28 0.0835-0.0844 / 0.5650-0.5658 / 8.11-8.13
-//    before, 0.0890-0.0903 / 0.6126-0.6151 / 8.49-8.51 after (+6% to +9%); keys 2^24 0.3565-0.3582
+//    before, 0.0890-0.0903 / 0.6126-0.6151 / 8.49-8.51 after (+5% to +9%); keys 2^24 0.3565-0.3582
 //    against 0.3675-0.3705 (+3%), 2^20 0.0754-0.0758 against 0.0747-0.0750 (-1%), 2^28 level. The
 //    earlier start is the one to keep.
 //  - Pairs looking back before ranking rather than after it (each tile's inclusive counts published a
 //    ranking sooner), and their values prefetched into L2 once the keys are ranked (one bulk prefetch
-//    by thread 0, so that DRAM reads them while the keys are scattered). Four runs on four H100s, ms
-//    (bench/results/h100-pairs-lookback-first-7faa111.md): uint32/uint32 512 x 24 at 2^24 / 2^28: as
-//    before 0.6038-0.6114 / 8.56-8.64; looking back first 0.5979-0.6025 / 8.40-8.50; prefetching
-//    0.5912-0.5964 / 8.44-8.53; both 0.5912-0.5957 / 8.39-8.49 (-1.4% to -2.5% / -1.7% to -2.0% in each
-//    run; kept); prefetching as the look-back starts, before the ranking, 0.614-0.620 / 9.10-9.12.
-//    Small 384 x 12, 2^16 / 2^18 / 2^20: uint32/uint32 looking back first 0.0394-0.0397 / 0.0451-0.0464 /
-//    0.0846-0.0886 against 0.0395-0.0400 / 0.0460-0.0474 / 0.0850-0.0891 (kept), prefetching too level or
-//    worse; uint64/uint64 0.0803-0.0805 / 0.1068 / 0.1754 against 0.0813-0.0816 / 0.1082 / 0.1797 (kept).
-//    The wide 512 x 16: uint64/uint64 at 2^24 / 2^27 looking back first 2.000 / 15.35-15.38 against
-//    1.980 / 15.36-15.38, both 2.036 / 15.76; uint32 keys / uint64 values at 2^24 / 2^28 1.2-1.5% slower
-//    either way (0.8156 / 12.02-12.04 and 0.8115 / 12.18-12.20 against 0.8034 / 11.91-11.94): not kept.
-//    Keys (384 x 32 with CUB-form votes off, the only form that compiled both ways) looking back first:
-//    2^24 / 2^28 0.436-0.438 / 5.81-5.82 against 0.422-0.425 / 5.72; small keys 2^18 0.0557 against
-//    0.0473: not kept; ptxas could not allocate registers for the large keys' pass with the inline votes.
+//    by thread 0, so that DRAM reads them while the keys are scattered). Four runs on four H100s, ms,
+//    ranges over every run's medians (bench/results/h100-pairs-lookback-first-7faa111.md):
+//    uint32/uint32 512 x 24 at 2^24 / 2^28: as before 0.6038-0.6114 / 8.56-8.64; looking back first
+//    0.5975-0.6025 / 8.40-8.50; prefetching 0.5912-0.5964 / 8.44-8.53; both 0.5912-0.5957 / 8.39-8.49
+//    (-1.4% to -2.5% / -1.7% to -2.0% within each run; kept); prefetching as the look-back starts,
+//    before the ranking, 0.6139-0.6196 / 9.08-9.12.
+//    Small 384 x 12, 2^16 / 2^18 / 2^20: uint32/uint32 looking back first 0.0393-0.0398 / 0.0451-0.0465 /
+//    0.0846-0.0887 against 0.0395-0.0401 / 0.0460-0.0474 / 0.0850-0.0891 (kept), prefetching too
+//    0.0401-0.0402 / 0.0468-0.0469 / 0.0895; uint64/uint64 0.0803-0.0805 / 0.1068-0.1069 / 0.1754-0.1756
+//    against 0.0813-0.0816 / 0.1082-0.1084 / 0.1797-0.1801 (kept).
+//    The wide 512 x 16: uint64/uint64 at 2^24 / 2^27 looking back first 1.9995-2.0003 / 15.35-15.38
+//    against 1.9801-1.9802 / 15.36-15.38, both 2.0355-2.0357 / 15.76-15.78; uint32 keys / uint64 values
+//    at 2^24 / 2^28 looking back first 0.8154-0.8158 / 12.02-12.04, both 0.8112-0.8117 / 12.18-12.20,
+//    against 0.8033-0.8035 / 11.91-11.94 (0.8% to 2.3% slower): not kept.
+//    Keys (384 x 32 with the votes as ballots: ptxas could not allocate registers for the CUB-form
+//    votes looking back first) at 2^24 / 2^28: looking back first 0.4355-0.4383 / 5.81-5.82 against
+//    0.4216-0.4245 / 5.72; small keys 2^18 0.0556-0.0558 against 0.0473-0.0474: not kept.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -212,7 +215,7 @@ struct radix_sort_passes {
 /// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
 /// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
 /// Pairs look back before ranking, except the large passes of 8-byte keys or values; the large passes
-/// of 4-byte pairs also prefetch their values.
+/// of 4-byte pairs also prefetch their values (what each gained or lost: the notes above).
 template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;

@@ -5,22 +5,17 @@
 // Prints "TAG op type n ms" lines: CUDA events around each call, 3 calls first, the median of 15. The
 // host's submission is inside each time (no stream hold), the same for every tree.
 #include <lookback/algorithms/radix_sort.cuh>
+#include <lookback/primitives/error.cuh>
 #include <lookback/primitives/scan.cuh>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
 #include <random>
 #include <vector>
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "commit_ab: %s: %s\n", what, cudaGetErrorString(e));
-  std::exit(70);
-}
 
 template <class T>
 T* device_random(std::int64_t n, unsigned seed) {
@@ -28,15 +23,15 @@ T* device_random(std::int64_t n, unsigned seed) {
   std::mt19937_64 rng(seed);
   for (T& x : h) x = static_cast<T>(rng());
   T* d = nullptr;
-  check(cudaMalloc(&d, n * sizeof(T)), "cudaMalloc");
-  check(cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  LOOKBACK_CUDA_TRY(cudaMalloc(&d, n * sizeof(T)));
+  LOOKBACK_CUDA_TRY(cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
 template <class T>
 T* device_buffer(std::int64_t n) {
   T* d = nullptr;
-  check(cudaMalloc(&d, n * sizeof(T)), "cudaMalloc");
+  LOOKBACK_CUDA_TRY(cudaMalloc(&d, n * sizeof(T)));
   return d;
 }
 
@@ -46,27 +41,26 @@ void time_call(const char* tag, const char* op, const char* type, int log_n, Cal
   std::size_t bytes = 0;
   call(nullptr, bytes);
   void* d_temp = nullptr;
-  check(cudaMalloc(&d_temp, bytes > 0 ? bytes : 1), "cudaMalloc");
+  LOOKBACK_CUDA_TRY(cudaMalloc(&d_temp, bytes > 0 ? bytes : 1));
   cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  LOOKBACK_CUDA_TRY(cudaEventCreate(&start));
+  LOOKBACK_CUDA_TRY(cudaEventCreate(&stop));
   std::vector<float> ms;
   for (int i = 0; i < 18; ++i) {
-    check(cudaEventRecord(start), "cudaEventRecord");
-    call(d_temp, bytes);
-    check(cudaGetLastError(), op);
-    check(cudaEventRecord(stop), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), op);
+    LOOKBACK_CUDA_TRY(cudaEventRecord(start));
+    call(d_temp, bytes);  // the library checks its own launches
+    LOOKBACK_CUDA_TRY(cudaEventRecord(stop));
+    LOOKBACK_CUDA_TRY(cudaEventSynchronize(stop));
     float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    LOOKBACK_CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
     if (i >= 3) ms.push_back(t);
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   std::printf("%s %s %s 2^%d %.4f\n", tag, op, type, log_n, ms[ms.size() / 2]);
   std::fflush(stdout);
-  check(cudaEventDestroy(start), "cudaEventDestroy");
-  check(cudaEventDestroy(stop), "cudaEventDestroy");
-  check(cudaFree(d_temp), "cudaFree");
+  LOOKBACK_CUDA_TRY(cudaEventDestroy(start));
+  LOOKBACK_CUDA_TRY(cudaEventDestroy(stop));
+  LOOKBACK_CUDA_TRY(cudaFree(d_temp));
 }
 
 template <class Key>
@@ -83,11 +77,11 @@ void sorts(const char* tag, const char* type, int log_n) {
     time_call(tag, "sort_pairs", type, log_n, [&](void* d_temp, std::size_t& bytes) {
       lookback::radix_sort_pairs(d_temp, bytes, d_keys, d_keys_out, d_values, d_values_out, n);
     });
-    check(cudaFree(d_values), "cudaFree");
-    check(cudaFree(d_values_out), "cudaFree");
+    LOOKBACK_CUDA_TRY(cudaFree(d_values));
+    LOOKBACK_CUDA_TRY(cudaFree(d_values_out));
   }
-  check(cudaFree(d_keys), "cudaFree");
-  check(cudaFree(d_keys_out), "cudaFree");
+  LOOKBACK_CUDA_TRY(cudaFree(d_keys));
+  LOOKBACK_CUDA_TRY(cudaFree(d_keys_out));
 }
 
 void scan(const char* tag, int log_n) {
@@ -97,16 +91,19 @@ void scan(const char* tag, int log_n) {
   time_call(tag, "exclusive_scan", "uint32", log_n, [&](void* d_temp, std::size_t& bytes) {
     lookback::exclusive_scan(d_temp, bytes, d_in, d_out, 0u, lookback::sum{}, n);
   });
-  check(cudaFree(d_in), "cudaFree");
-  check(cudaFree(d_out), "cudaFree");
+  LOOKBACK_CUDA_TRY(cudaFree(d_in));
+  LOOKBACK_CUDA_TRY(cudaFree(d_out));
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   const char* tag = argc > 1 ? argv[1] : "this";
   for (const int log_n : {16, 20, 24, 28}) sorts<std::uint32_t>(tag, "uint32", log_n);
   for (const int log_n : {20, 24, 27}) sorts<std::uint64_t>(tag, "uint64", log_n);
   for (const int log_n : {20, 24, 28}) scan(tag, log_n);
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "commit_ab: %s\n", e.what());
+  return 70;
 }

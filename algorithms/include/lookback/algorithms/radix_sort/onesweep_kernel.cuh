@@ -64,7 +64,6 @@ struct onesweep_storage {
   unsigned digit_out[radix_digits];  // the digit's output position, less its first slot in the tile
   typename block::scan<unsigned, Policy::threads>::storage scan;
   unsigned tile_id;
-  pass_route route;
 };
 
 template <class Policy, class Key, class Value, bool Descending, class StatusArray>
@@ -82,22 +81,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   storage& s = *reinterpret_cast<storage*>(shared_bytes);
 
   lookback::detail::allow_dependent_launch();
-  // The thread that takes the tile id reads the pass's route from the plan while the id is on its way:
-  // two trips to L2 at once, where reading the plan first and then taking the id put one after the other
-  // before every tile's loads (radix_sort_policy.cuh: 4-5% at 2^16-2^20).
-  const std::int64_t tile = tile::acquire_tile(d_counters->tile_counters + pass, s.tile_id,
-                                               [&](std::int64_t) { s.route = route_of(*d_plan, pass); });
-  const pass_route& route = s.route;
-  if (route.kind == pass_skip) return;
-  if (route.kind == pass_copy) {
-    // Copies go tile by tile in block order: they wait on nothing, and the id taken above is not used.
-    const std::int64_t copied = blockIdx.x;
-    copy_tile<Key, Value>(route, copied * tile_items, tile::items_in_tile(copied, tile_items, n));
+  // The plan first, then the tile id. Reading the plan while the id is on its way (8e1fd3a) made pairs
+  // 5-9% slower and keys 3% at 2^24 in the public sorts (radix_sort_policy.cuh).
+  lookback::detail::wait_for_prior_grid();
+  const int kind = d_plan->kind[pass];
+  if (kind == pass_skip) return;
+  if (kind == pass_copy) {
+    const std::int64_t tile = blockIdx.x;
+    copy_tile<Key, Value>(*d_plan, pass, tile * tile_items, tile::items_in_tile(tile, tile_items, n));
     return;
   }
-  const auto* d_keys_in = static_cast<const Key*>(route.key_src);
-  auto* d_keys_out = static_cast<bits*>(route.key_dst);
+  const auto* d_keys_in = static_cast<const Key*>(d_plan->key_src[pass]);
+  auto* d_keys_out = static_cast<bits*>(d_plan->key_dst[pass]);
 
+  const std::int64_t tile = tile::acquire_tile(d_counters->tile_counters + pass, s.tile_id);
   const std::int64_t base = tile * tile_items;
   const int valid = tile::items_in_tile(tile, tile_items, n);
   const bool full = valid == tile_items;
@@ -147,7 +144,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
   // Values are loaded after the keys have gone; asked of L2 here, DRAM reads them while the keys go.
   if constexpr (has_values && Policy::prefetch_values) {
-    if (d == 0) thread::prefetch_l2(static_cast<const Value*>(route.value_src) + base, valid);
+    if (d == 0) thread::prefetch_l2(static_cast<const Value*>(d_plan->value_src[pass]) + base, valid);
   }
   if constexpr (!Policy::lookback_before_ranking) look_back();
   __syncthreads();
@@ -163,8 +160,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   }
 
   if constexpr (has_values) {
-    const auto* d_values_in = static_cast<const Value*>(route.value_src);
-    auto* d_values_out = static_cast<Value*>(route.value_dst);
+    const auto* d_values_in = static_cast<const Value*>(d_plan->value_src[pass]);
+    auto* d_values_out = static_cast<Value*>(d_plan->value_dst[pass]);
     Value values[items_per_thread];
     load_warp_striped(d_values_in + base, valid, full, Value{}, values);
     __syncthreads();

@@ -46,19 +46,6 @@ struct pass_plan {
   void* value_dst[max_passes];
 };
 
-/// One pass's entries of the plan, as its kernel reads them.
-struct pass_route {
-  int kind;
-  const void* key_src;
-  void* key_dst;
-  const void* value_src;
-  void* value_dst;
-};
-
-__device__ __forceinline__ pass_route route_of(const pass_plan& plan, int pass) {
-  return {plan.kind[pass], plan.key_src[pass], plan.key_dst[pass], plan.value_src[pass], plan.value_dst[pass]};
-}
-
 /// Counters the sort zeroes before the histogram: each pass's digit counts and bases, each pass's tile
 /// counter, and the histogram's count of finished blocks.
 struct sort_counters {
@@ -92,12 +79,7 @@ __device__ inline void route_passes(const int (&skip)[max_passes], int passes, c
   for (int p = 0; p < max_passes; ++p) {
     const bool moves_data = p < passes && (!skip[p] || p == copy_pass);
     d_plan->kind[p] = !moves_data ? pass_skip : skip[p] ? pass_copy : pass_run;
-    if (!moves_data) {
-      // A skipped pass's kernel still reads its whole route with its kind (onesweep_kernel.cuh).
-      d_plan->key_src[p] = d_plan->value_src[p] = nullptr;
-      d_plan->key_dst[p] = d_plan->value_dst[p] = nullptr;
-      continue;
-    }
+    if (!moves_data) continue;
     // Separate buffers: the last move writes the target, so they alternate back from it. Double
     // buffers: the first move writes the other buffer, then they alternate.
     const bool to_other = buffers.double_buffer ? j % 2 == 0 : (moves - 1 - j) % 2 == 1;
@@ -217,13 +199,13 @@ __global__ void __launch_bounds__(Policy::threads)
 /// destination. It runs only when keys share the digits of every skipped pass, so a plain loop is
 /// enough: it is never on a sort's common path.
 template <class Key, class Value>
-__device__ __forceinline__ void copy_tile(const pass_route& route, std::int64_t base, int valid) {
-  const auto* key_src = static_cast<const Key*>(route.key_src) + base;
-  auto* key_dst = static_cast<Key*>(route.key_dst) + base;
+__device__ __forceinline__ void copy_tile(const pass_plan& plan, int pass, std::int64_t base, int valid) {
+  const auto* key_src = static_cast<const Key*>(plan.key_src[pass]) + base;
+  auto* key_dst = static_cast<Key*>(plan.key_dst[pass]) + base;
   for (int i = static_cast<int>(threadIdx.x); i < valid; i += static_cast<int>(blockDim.x)) key_dst[i] = key_src[i];
   if constexpr (!std::is_empty_v<Value>) {
-    const auto* value_src = static_cast<const Value*>(route.value_src) + base;
-    auto* value_dst = static_cast<Value*>(route.value_dst) + base;
+    const auto* value_src = static_cast<const Value*>(plan.value_src[pass]) + base;
+    auto* value_dst = static_cast<Value*>(plan.value_dst[pass]) + base;
     for (int i = static_cast<int>(threadIdx.x); i < valid; i += static_cast<int>(blockDim.x)) value_dst[i] = value_src[i];
   }
 }

@@ -138,8 +138,9 @@
 //       0.0735 / 0.0740 / 0.0759, 0.351 / 0.357 / 0.367, 4.57 / 4.66 / 4.82 against 0.0701, 0.346, 4.55;
 //       pairs (2^20 / 2^24 / 2^28) 0.118 / 0.698 / 10.5 with 4 against 0.109 / 0.569 / 8.35; small tiles
 //       level; not kept.
-//  - Each block read the pass's plan, then took its tile id: two trips to L2 one after the other before
-//    its first load. The thread that takes the id now reads the plan while the id is on its way (two runs
+//  - Each block reads the pass's plan, then takes its tile id: two trips to L2 one after the other before
+//    its first load. The thread that takes the id reading the plan while the id is on its way (8e1fd3a,
+//    undone since) measured, in tuning rows that kept the rest of that start in both arms (two runs
 //    each, ms): keys 2^16 / 2^18 / 2^19 (small tiles) 0.0340 / 0.0409 / 0.0495 against 0.0359 / 0.0427 /
 //    0.0515, 2^20 / 2^24 / 2^28 0.0697 / 0.3567 / 4.53 against 0.0730 / 0.3615 / 4.57; pairs 2^16 / 2^18 /
 //    2^20 0.0396 / 0.0461 / 0.0861 against 0.0414 / 0.0480 / 0.0880, 2^22 / 2^24 / 2^28 0.2297 / 0.610 /
@@ -150,7 +151,7 @@
 //    change cost more than it gave: pairs 2^20 / 2^24 / 2^28 0.0835-0.0844 / 0.5650-0.5658 / 8.11-8.13
 //    before, 0.0890-0.0903 / 0.6126-0.6151 / 8.49-8.51 after (+5% to +9%); keys 2^24 0.3565-0.3582
 //    against 0.3675-0.3705 (+3%), 2^20 0.0754-0.0758 against 0.0747-0.0750 (-1%), 2^28 level. The
-//    earlier start is the one to keep.
+//    earlier start is the one kept.
 //  - Pairs looking back before ranking rather than after it (each tile's inclusive counts published a
 //    ranking sooner), and their values prefetched into L2 once the keys are ranked (one bulk prefetch
 //    by thread 0, so that DRAM reads them while the keys are scattered). Four runs on four H100s, ms,

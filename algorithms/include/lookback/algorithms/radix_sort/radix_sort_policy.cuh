@@ -171,6 +171,12 @@
 //    Keys (384 x 32 with the votes as ballots: ptxas could not allocate registers for the CUB-form
 //    votes looking back first) at 2^24 / 2^28: looking back first 0.4355-0.4383 / 5.81-5.82 against
 //    0.4216-0.4245 / 5.72; small keys 2^18 0.0556-0.0558 against 0.0473-0.0474: not kept.
+//    Those rows were measured with 8e1fd3a's start. With the earlier start restored, the public sorts
+//    (commit_ab, one call, three rounds, medians of 15, ms; bench/results/h100-pass-start-restored-6712c8b.md)
+//    lost with every flag: uint32 pairs 2^20 / 2^24 / 2^28 with none 0.0826-0.0865 / 0.5807-0.5871 /
+//    8.14-8.18; small tiles looking back first 0.0908-0.1004 at 2^20; large ones looking back first and
+//    prefetching 8.34-8.35 at 2^28; prefetching alone 0.5746-0.5806 / 8.27; looking back first alone
+//    0.5857-0.5921 / 8.32-8.35. No flag is kept; the rows stay in the tuning bench.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -215,8 +221,8 @@ struct radix_sort_passes {
 
 /// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
 /// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
-/// Pairs look back before ranking, except the large passes of 8-byte keys or values; the large passes
-/// of 4-byte pairs also prefetch their values (what each gained or lost: the notes above).
+/// Every pass looks back after ranking and prefetches nothing: looking back first and the values'
+/// prefetch lost in the public sorts once the plan was read before the tile id (the notes above).
 template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;
@@ -228,12 +234,11 @@ struct radix_sort {
   static constexpr int histogram_copies = sizeof(Key) <= 4 ? 16 : 0;
   using small = radix_sort_passes<
       radix_histogram_config<256, 1>,
-      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>,
-                         onesweep_config<384, 12, 0, 2, false, 4, true>>>;
+      std::conditional_t<keys_only, onesweep_config<384, 16, 0, 2, true, 2>, onesweep_config<384, 12, 0, 2, false, 4>>>;
   using keys_pass =
       std::conditional_t<wide, onesweep_config<384, 24, 0, 2, true, 2>, onesweep_config<384, 32, 0, 2, true, 2>>;
-  using pairs_pass = std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>,
-                                        onesweep_config<512, 24, 0, 2, false, 1, true, true>>;
+  using pairs_pass =
+      std::conditional_t<wide, onesweep_config<512, 16, 0, 2, false>, onesweep_config<512, 24, 0, 2, false>>;
   using large = radix_sort_passes<radix_histogram_config<256, 4, histogram_copies>,
                                   std::conditional_t<keys_only, keys_pass, pairs_pass>>;
 };

@@ -172,7 +172,7 @@
 //    votes looking back first) at 2^24 / 2^28: looking back first 0.4355-0.4383 / 5.81-5.82 against
 //    0.4216-0.4245 / 5.72; small keys 2^18 0.0556-0.0558 against 0.0473-0.0474: not kept.
 //    Those rows were measured with 8e1fd3a's start. With the earlier start restored, the public sorts
-//    (commit_ab, one call, three rounds, medians of 15, ms; bench/results/h100-pass-start-restored-6712c8b.md)
+//    (commit_ab, one call, three rounds, medians of 15, ms; bench/results/h100-pass-start-restored-fb4e2ca.md)
 //    lost with every flag: uint32 pairs 2^20 / 2^24 / 2^28 with none 0.0826-0.0865 / 0.5807-0.5871 /
 //    8.14-8.18; small tiles looking back first 0.0908-0.1004 at 2^20; large ones looking back first and
 //    prefetching 8.34-8.35 at 2^28; prefetching alone 0.5746-0.5806 / 8.27; looking back first alone

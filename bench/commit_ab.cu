@@ -2,17 +2,20 @@
 // with (scripts/commit-ab builds it once per commit). A flag inside one tree compares only what the
 // flag switches; trees built whole compare everything that differs between them.
 //
-// Prints "TAG op type n ms" lines: CUDA events around each call, 3 calls first, the median of 15. The
-// host's submission is inside each time (no stream hold), the same for every tree.
+// Prints "TAG op type n ms" lines: 3 calls first, then the median of 15 timed as the benchmarks time
+// them (typed::event_timer: CUDA events, the stream held while a call is submitted, so the GPU's time).
+// The timing comes from the tree that builds the tool, the library from the tree measured.
 #include <lookback/algorithms/radix_sort.cuh>
 #include <lookback/primitives/error.cuh>
 #include <lookback/primitives/scan.cuh>
 
-#include <algorithm>
+#include "typed/gpu_timing.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -42,24 +45,10 @@ void time_call(const char* tag, const char* op, const char* type, int log_n, Cal
   call(nullptr, bytes);
   void* d_temp = nullptr;
   LOOKBACK_CUDA_TRY(cudaMalloc(&d_temp, bytes > 0 ? bytes : 1));
-  cudaEvent_t start, stop;
-  LOOKBACK_CUDA_TRY(cudaEventCreate(&start));
-  LOOKBACK_CUDA_TRY(cudaEventCreate(&stop));
-  std::vector<float> ms;
-  for (int i = 0; i < 18; ++i) {
-    LOOKBACK_CUDA_TRY(cudaEventRecord(start));
-    call(d_temp, bytes);  // the library checks its own launches
-    LOOKBACK_CUDA_TRY(cudaEventRecord(stop));
-    LOOKBACK_CUDA_TRY(cudaEventSynchronize(stop));
-    float t = 0;
-    LOOKBACK_CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
-    if (i >= 3) ms.push_back(t);
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  std::printf("%s %s %s 2^%d %.4f\n", tag, op, type, log_n, ms[ms.size() / 2]);
+  // The library checks its own launches.
+  const float ms = lookback::typed::median_time_ms(nullptr, [&] { call(d_temp, bytes); }, 3, 15);
+  std::printf("%s %s %s 2^%d %.4f\n", tag, op, type, log_n, ms);
   std::fflush(stdout);
-  LOOKBACK_CUDA_TRY(cudaEventDestroy(start));
-  LOOKBACK_CUDA_TRY(cudaEventDestroy(stop));
   LOOKBACK_CUDA_TRY(cudaFree(d_temp));
 }
 
@@ -84,12 +73,13 @@ void sorts(const char* tag, const char* type, int log_n) {
   LOOKBACK_CUDA_TRY(cudaFree(d_keys_out));
 }
 
-void scan(const char* tag, int log_n) {
+template <class T>
+void scan(const char* tag, const char* type, int log_n) {
   const std::int64_t n = std::int64_t{1} << log_n;
-  auto* d_in = device_random<std::uint32_t>(n, 11u);
-  auto* d_out = device_buffer<std::uint32_t>(n);
-  time_call(tag, "exclusive_scan", "uint32", log_n, [&](void* d_temp, std::size_t& bytes) {
-    lookback::exclusive_scan(d_temp, bytes, d_in, d_out, 0u, lookback::sum{}, n);
+  auto* d_in = device_random<T>(n, 11u);
+  auto* d_out = device_buffer<T>(n);
+  time_call(tag, "exclusive_scan", type, log_n, [&](void* d_temp, std::size_t& bytes) {
+    lookback::exclusive_scan(d_temp, bytes, d_in, d_out, T{0}, lookback::sum{}, n);
   });
   LOOKBACK_CUDA_TRY(cudaFree(d_in));
   LOOKBACK_CUDA_TRY(cudaFree(d_out));
@@ -99,9 +89,13 @@ void scan(const char* tag, int log_n) {
 
 int main(int argc, char** argv) try {
   const char* tag = argc > 1 ? argv[1] : "this";
-  for (const int log_n : {16, 20, 24, 28}) sorts<std::uint32_t>(tag, "uint32", log_n);
-  for (const int log_n : {20, 24, 27}) sorts<std::uint64_t>(tag, "uint64", log_n);
-  for (const int log_n : {20, 24, 28}) scan(tag, log_n);
+  const bool scans_only = argc > 2 && std::string(argv[2]) == "scans";  // "TAG scans": the scan rows alone
+  if (!scans_only) {
+    for (const int log_n : {16, 20, 24, 28}) sorts<std::uint32_t>(tag, "uint32", log_n);
+    for (const int log_n : {20, 24, 27}) sorts<std::uint64_t>(tag, "uint64", log_n);
+  }
+  for (const int log_n : {18, 20, 22, 24, 28}) scan<std::uint32_t>(tag, "uint32", log_n);
+  for (const int log_n : {20, 22, 24, 28}) scan<std::uint64_t>(tag, "uint64", log_n);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "commit_ab: %s\n", e.what());

@@ -97,6 +97,16 @@
 //       0.0084, 4x79 5 stages 0.0084, 4x47 8 stages 0.0085, 4x55 7 stages 0.0086, 4x31 12 stages 0.0091;
 //       look-back small 512x16 0.0086, 512x16 four blocks without prefetching 0.0086, large and 256x16
 //       prefetching 0.0091. No shape reaches 1.3x CUB (0.0076).
+//     H100, one call at fb4e2ca, the public scan (bench/commit_ab.cu, held timing, five rounds' medians of
+//       15): each pipelined block asking L2, before it waits for the clearing, for the tiles of the grid's
+//       first round (tile blockIdx.x, and + gridDim.x for a second round), so that their DRAM reads
+//       overlap the clearing and the first ids' atomics. uint32 2^18 / 2^20 / 2^22 / 2^24 / 2^28: none
+//       0.0074-0.0075 / 0.0083-0.0084 / 0.0141-0.0148 / 0.0508-0.0516 / 0.7173-0.7180; one round
+//       0.0074-0.0075 / 0.0083-0.0084 / 0.0145-0.0149 / 0.0506-0.0509 / 0.7160-0.7169; two rounds
+//       0.0074-0.0076 / 0.0084-0.0085 / 0.0147-0.0150 / 0.0509-0.0521 / 0.7164-0.7176. uint64 2^20 / 2^22 /
+//       2^24: none 0.0102 / 0.0295-0.0299 / 0.0955-0.0958, one round 0.0101-0.0104 / 0.0286-0.0295 /
+//       0.0949-0.0951. At 2^20 the first loads are not what the time waits on (2^18, a quarter of the
+//       bytes, takes 0.0074): not kept.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>

@@ -94,10 +94,10 @@ const bool registered = [] {
   register_policy<h4, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::large::onesweep, u32, float>("large", {24, 28});
   // The rows behind the policy's look-back placement and value prefetch (radix_sort_policy.cuh): each
-  // kept setting beside the ones it was chosen over (none of the flags is kept; the public sorts decided).
-  register_policy<h1, policy::radix_sort<u32, u32>::small::onesweep, u32>("small", {16, 18, 20});
+  // flag beside the flagless policy ("384x12_window4" and "large" above; the public sorts decided).
   register_policy<h1, onesweep_config<384, 12, 0, 2, false, 4, true>, u32>("384x12_lookback_first", {16, 18, 20});
-  register_policy<h4, onesweep_config<512, 24, 0, 2, false>, u32>("512x24_lookback_after", {20, 24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true, true>, u32>("512x24_lookback_first_prefetch",
+                                                                               {20, 24, 28});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true>, u32>("512x24_lookback_first", {20, 24, 28});
   register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, false, true>, u32>("512x24_prefetch", {20, 24, 28});
   register_policy<h4, onesweep_config<384, 32, 0, 2, false, 2>, keys>("ballots", {20, 24, 28});

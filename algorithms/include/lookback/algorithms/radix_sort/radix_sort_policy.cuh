@@ -145,7 +145,7 @@
 //    0.0515, 2^20 / 2^24 / 2^28 0.0697 / 0.3567 / 4.53 against 0.0730 / 0.3615 / 4.57; pairs 2^16 / 2^18 /
 //    2^20 0.0396 / 0.0461 / 0.0861 against 0.0414 / 0.0480 / 0.0880, 2^22 / 2^24 / 2^28 0.2297 / 0.610 /
 //    8.65 against 0.2324 / 0.611 / 8.56; uint64 keys 2^24 / 2^27 1.003 / 7.69 against 1.016 / 7.68.
-//    That comparison kept the rest of the new start in both of its arms. The public sorts built from
+//    The public sorts built from
 //    696402a (before the change), 60b16d9 and 7faa111 (after it), timed in one call (CUDA events around
 //    each call, medians of 15, two rounds; bench/results/h100-pairs-lookback-first-7faa111.md) say the
 //    change cost more than it gave: pairs 2^20 / 2^24 / 2^28 0.0835-0.0844 / 0.5650-0.5658 / 8.11-8.13
@@ -158,12 +158,13 @@
 //    ranges over every run's medians (bench/results/h100-pairs-lookback-first-7faa111.md):
 //    uint32/uint32 512 x 24 at 2^24 / 2^28: as before 0.6038-0.6114 / 8.56-8.64; looking back first
 //    0.5975-0.6025 / 8.40-8.50; prefetching 0.5912-0.5964 / 8.44-8.53; both 0.5912-0.5957 / 8.39-8.49
-//    (-1.4% to -2.5% / -1.7% to -2.0% within each run; kept); prefetching as the look-back starts,
+//    (-1.4% to -2.5% / -1.7% to -2.0% within each run; kept at 7faa111, undone in fb4e2ca); prefetching as the look-back starts,
 //    before the ranking, 0.6139-0.6196 / 9.08-9.12.
 //    Small 384 x 12, 2^16 / 2^18 / 2^20: uint32/uint32 looking back first 0.0393-0.0398 / 0.0451-0.0465 /
-//    0.0846-0.0887 against 0.0395-0.0401 / 0.0460-0.0474 / 0.0850-0.0891 (kept), prefetching too
+//    0.0846-0.0887 against 0.0395-0.0401 / 0.0460-0.0474 / 0.0850-0.0891 (kept at 7faa111, undone in
+//    fb4e2ca), prefetching too
 //    0.0401-0.0402 / 0.0468-0.0469 / 0.0895; uint64/uint64 0.0803-0.0805 / 0.1068-0.1069 / 0.1754-0.1756
-//    against 0.0813-0.0816 / 0.1082-0.1084 / 0.1797-0.1801 (kept).
+//    against 0.0813-0.0816 / 0.1082-0.1084 / 0.1797-0.1801 (kept at 7faa111, undone in fb4e2ca).
 //    The wide 512 x 16: uint64/uint64 at 2^24 / 2^27 looking back first 1.9995-2.0003 / 15.35-15.38
 //    against 1.9801-1.9802 / 15.36-15.38, both 2.0355-2.0357 / 15.76-15.78; uint32 keys / uint64 values
 //    at 2^24 / 2^28 looking back first 0.8154-0.8158 / 12.02-12.04, both 0.8112-0.8117 / 12.18-12.20,
@@ -172,10 +173,11 @@
 //    votes looking back first) at 2^24 / 2^28: looking back first 0.4355-0.4383 / 5.81-5.82 against
 //    0.4216-0.4245 / 5.72; small keys 2^18 0.0556-0.0558 against 0.0473-0.0474: not kept.
 //    Those rows were measured with 8e1fd3a's start. With the earlier start restored, the public sorts
-//    (commit_ab, one call, three rounds, medians of 15, ms; bench/results/h100-pass-start-restored-fb4e2ca.md)
-//    lost with every flag: uint32 pairs 2^20 / 2^24 / 2^28 with none 0.0826-0.0865 / 0.5807-0.5871 /
-//    8.14-8.18; small tiles looking back first 0.0908-0.1004 at 2^20; large ones looking back first and
-//    prefetching 8.34-8.35 at 2^28; prefetching alone 0.5746-0.5806 / 8.27; looking back first alone
+//    (commit_ab, one call, three rounds, medians of 15, ms, timed with the host's submission inside as
+//    commit_ab then did; bench/results/h100-pass-start-restored-fb4e2ca.md): uint32 pairs 2^20 / 2^24 /
+//    2^28 with no flag 0.0826-0.0865 / 0.5807-0.5871 / 8.14-8.18; small tiles looking back first
+//    0.0908-0.1004 at 2^20; large ones looking back first and prefetching 8.34-8.35 at 2^28; prefetching
+//    alone 0.5746-0.5806 / 8.27 (1% faster at 2^24, 1.3% slower at 2^28); looking back first alone
 //    0.5857-0.5921 / 8.32-8.35. No flag is kept; the rows stay in the tuning bench.
 #include <cstddef>
 #include <cstdint>

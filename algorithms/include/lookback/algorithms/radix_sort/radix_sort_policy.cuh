@@ -133,7 +133,13 @@
 //       (4.49 / 4.66 / 4.52 against 4.53 / 4.66 / 4.63 in three runs), by -1% to +1% at 2^24, and small
 //       tiles lost 10-14% (atomics whose results are used no longer merge a warp's equal digits): not kept;
 //     - the scatter's stores as st.global (inline PTX, no memory clobber): keys 4.72 against 4.51, pairs
-//       10.67 against 8.30; not kept;
+//       10.67 against 8.30; not kept. Again through the compiler (__builtin_assume(__isGlobal(...)) on
+//       the keys' and values' output pointers: every scatter store st.global, no spills, 80 registers
+//       as before), public sorts in one call, held timing, three rounds (bench/results/
+//       h100-pass-start-restored-fb4e2ca.md, section 6): keys 2^20 / 2^24 / 2^28 0.0732-0.0734 /
+//       0.3633-0.3636 / 4.715-4.718 against 0.0702-0.0704 / 0.3481-0.3493 / 4.497-4.501, pairs 2^28
+//       8.245-8.258 against 8.133-8.161, uint64 keys 2^27 7.758-7.761 against 7.432-7.453: stores known
+//       to be global lose 1-5% everywhere. Not kept;
 //     - the scatter in batches of 4 / 8 / 16 items, each batch's shared loads before its stores: keys
 //       0.0735 / 0.0740 / 0.0759, 0.351 / 0.357 / 0.367, 4.57 / 4.66 / 4.82 against 0.0701, 0.346, 4.55;
 //       pairs (2^20 / 2^24 / 2^28) 0.118 / 0.698 / 10.5 with 4 against 0.109 / 0.569 / 8.35; small tiles

@@ -93,26 +93,13 @@ const bool registered = [] {
   // Skewed digits: floats in [0, 1), whose top byte takes a few values.
   register_policy<h4, policy::radix_sort<float, keys>::large::onesweep, keys, float>("large", {24, 28});
   register_policy<h4, policy::radix_sort<float, u32>::large::onesweep, u32, float>("large", {24, 28});
-  // The rows behind the policy's look-back placement and value prefetch (radix_sort_policy.cuh): each
-  // flag beside the flagless policy ("384x12_window4" and "large" above; the public sorts decided).
-  register_policy<h1, onesweep_config<384, 12, 0, 2, false, 4, true>, u32>("384x12_lookback_first", {16, 18, 20});
-  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true, true>, u32>("512x24_lookback_first_prefetch",
-                                                                               {20, 24, 28});
-  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, true>, u32>("512x24_lookback_first", {20, 24, 28});
-  register_policy<h4, onesweep_config<512, 24, 0, 2, false, 1, false, true>, u32>("512x24_prefetch", {20, 24, 28});
+  // Keys with the votes as ballots; pairs with 8-byte keys or values.
   register_policy<h4, onesweep_config<384, 32, 0, 2, false, 2>, keys>("ballots", {20, 24, 28});
-  register_policy<h4, onesweep_config<384, 32, 0, 2, false, 2, true>, keys>("ballots_lookback_first", {20, 24, 28});
   using u64 = std::uint64_t;
   using wide_pairs = policy::radix_sort<u64, u64>;
   register_policy<wide_pairs::large::histogram, wide_pairs::large::onesweep, u64, u64>("large", {24, 27});
-  register_policy<wide_pairs::large::histogram, onesweep_config<512, 16, 0, 2, false, 1, true>, u64, u64>(
-      "512x16_lookback_first", {24, 27});
   register_policy<h4, policy::radix_sort<u32, u64>::large::onesweep, u64>("large_u64_values", {24, 28});
-  register_policy<h4, onesweep_config<512, 16, 0, 2, false, 1, true>, u64>("512x16_lookback_first_u64_values",
-                                                                           {24, 28});
   register_policy<wide_pairs::small::histogram, wide_pairs::small::onesweep, u64, u64>("small", {16, 18, 20});
-  register_policy<wide_pairs::small::histogram, onesweep_config<384, 12, 0, 2, false, 4, true>, u64, u64>(
-      "384x12_lookback_first", {16, 18, 20});
   return true;
 }();
 

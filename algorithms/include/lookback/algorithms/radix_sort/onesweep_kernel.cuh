@@ -14,7 +14,6 @@
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/operators.cuh>
-#include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/packed_fields.cuh>
 #include <lookback/primitives/tile/tile_id.cuh>
 #include <lookback/primitives/warp/shuffle.cuh>
@@ -124,17 +123,6 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // Slots and digits held for the values, packed: registers are what limits the tile.
   static_assert(tile_items <= 1 << 16, "slots of 16 bits");
   [[maybe_unused]] thread::packed_fields<16, items_per_thread> slots;
-  const auto look_back = [&] {
-    if (d < radix_digits) {
-      const unsigned before = digit_exclusive_count<Policy::initial_delay_ns, Policy::lookback_window>(
-          tiles, tile, d, radix_digits, count);
-      s.digit_out[d] = d_counters->bases[pass * radix_digits + d] + before - start;
-    }
-  };
-  // Looking back first publishes the tile's inclusive counts a ranking sooner, so later tiles' walks
-  // are shorter; looking back after ranking lets the waits overlap other warps' ranking instead. After
-  // won in every sort's public timing (radix_sort_policy.cuh); the flag stays for the tuning bench.
-  if constexpr (Policy::lookback_before_ranking) look_back();
   const unsigned lanes_up_to_me = warp::lanes_up_to_me();
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
@@ -142,11 +130,13 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     staged_keys[slot] = keys[k];
     if constexpr (has_values) slots.set(k, slot);
   }
-  // Values are loaded after the keys have gone; asked of L2 here, DRAM reads them while the keys go.
-  if constexpr (has_values && Policy::prefetch_values) {
-    if (d == 0) thread::prefetch_l2(static_cast<const Value*>(d_plan->value_src[pass]) + base, valid);
+  // The look-back's waits overlap other warps' ranking (looking back before the ranking lost:
+  // radix_sort_policy.cuh).
+  if (d < radix_digits) {
+    const unsigned before = digit_exclusive_count<Policy::initial_delay_ns, Policy::lookback_window>(
+        tiles, tile, d, radix_digits, count);
+    s.digit_out[d] = d_counters->bases[pass * radix_digits + d] + before - start;
   }
-  if constexpr (!Policy::lookback_before_ranking) look_back();
   __syncthreads();
 
   [[maybe_unused]] thread::packed_fields<radix_bits, items_per_thread> staged_digits;

@@ -184,7 +184,7 @@
 //    2^28 with no flag 0.0826-0.0865 / 0.5807-0.5871 / 8.14-8.18; small tiles looking back first
 //    0.0908-0.1004 at 2^20; large ones looking back first and prefetching 8.34-8.35 at 2^28; prefetching
 //    alone 0.5746-0.5806 / 8.27 (1% faster at 2^24, 1.3% slower at 2^28); looking back first alone
-//    0.5857-0.5921 / 8.32-8.35. No flag is kept; the rows stay in the tuning bench.
+//    0.5857-0.5921 / 8.32-8.35. Not kept: the flags and their tuning rows left the tree after fb4e2ca.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -203,14 +203,10 @@ struct radix_histogram_config {
 
 /// One digit pass: threads per block (the first 256 also own a digit each for the look-back), keys
 /// per thread, the wait before a digit's first look-back poll, blocks per SM the registers must allow,
-/// the form of the ranking's votes (radix_sort/warp_rank.cuh), how many predecessors a digit's
-/// look-back reads at a time, whether the look-back comes before the ranking rather than after it, and
-/// whether a tile's values are prefetched into L2 once its keys are ranked (pairs).
-template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes, int LookbackWindow = 1,
-          bool LookbackBeforeRanking = false, bool PrefetchValues = false>
+/// the form of the ranking's votes (radix_sort/warp_rank.cuh), and how many predecessors a digit's
+/// look-back reads at a time.
+template <int Threads, int ItemsPerThread, int InitialDelayNs, int MinBlocks, bool InlineVotes, int LookbackWindow = 1>
 struct onesweep_config {
-  static constexpr bool lookback_before_ranking = LookbackBeforeRanking;
-  static constexpr bool prefetch_values = PrefetchValues;
   static constexpr int lookback_window = LookbackWindow;
   static constexpr int threads = Threads;
   static constexpr int min_blocks = MinBlocks;
@@ -229,8 +225,6 @@ struct radix_sort_passes {
 
 /// Value: radix::no_value for keys only. Keys or values of 8 bytes take smaller tiles. Up to
 /// small_max_items, small tiles: a pass over few large tiles is one block's latency, not bandwidth.
-/// Every pass looks back after ranking and prefetches nothing: looking back first and the values'
-/// prefetch lost in the public sorts once the plan was read before the tile id (the notes above).
 template <class Key, class Value>
 struct radix_sort {
   static constexpr bool keys_only = std::is_empty_v<Value>;

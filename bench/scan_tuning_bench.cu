@@ -1,4 +1,5 @@
-// Scan policies side by side (tile shape, vector accesses, first-poll wait, descriptor kind), for
+// Scan policies side by side (tile shape, vector accesses, first-poll wait, descriptor kind; the
+// pipelined scan's stages; the small arrays' two kernels), for
 // choosing policy::scan and policy::deterministic_scan. Not part of the main table; run with
 // --benchmark_filter=scan_tune.
 #include "support/bench_support.cuh"
@@ -13,68 +14,76 @@ namespace {
 using policy::scan_config;
 using tile::descriptor;
 
-template <class T, class Policy>
-void register_policy_at(const char* label, std::int64_t n) {
-  const io::dtype type = io::dtype_of<T>();
-  register_gpu_benchmark(bench_name("scan_tune", label, type, n), [=](benchmark::State& state) {
-    const T* d_in = static_cast<const T*>(random_input(type, n));
-    T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
-    std::size_t temp_bytes = 0;
-    lookback::detail::scan_with_policy<Policy, true>(nullptr, temp_bytes, d_in, d_out, T(0), sum{}, n, stream());
-    void* d_temp = scratch(temp_bytes, 2);
-    time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] {
-      lookback::detail::scan_with_policy<Policy, true>(d_temp, temp_bytes, d_in, d_out, T(0), sum{}, n, stream());
+/// Registers `label` under `op` at each size: `run(state, d_in, d_out, n)` times one scan of n random
+/// items of T.
+template <class T, class Run>
+void register_rows(const char* op, const char* label, std::initializer_list<int> log_sizes, Run run) {
+  for (const int log_n : log_sizes) {
+    const std::int64_t n = std::int64_t{1} << log_n;
+    const io::dtype type = io::dtype_of<T>();
+    register_gpu_benchmark(bench_name(op, label, type, n), [=](benchmark::State& state) {
+      const T* d_in = static_cast<const T*>(random_input(type, n));
+      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+      run(state, d_in, d_out, n);
     });
-  });
+  }
 }
 
+/// Times `call(d_temp, bytes)`, which sizes its temporary storage when d_temp is null.
+template <class T, class Call>
+void time_two_phase(benchmark::State& state, std::int64_t n, Call call) {
+  std::size_t temp_bytes = 0;
+  call(nullptr, temp_bytes);
+  void* d_temp = scratch(temp_bytes, 2);
+  time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] { call(d_temp, temp_bytes); });
+}
+
+/// The look-back scan with Policy.
 template <class T, class Policy>
 void register_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
-  for (const int log_n : log_sizes) register_policy_at<T, Policy>(label, std::int64_t{1} << log_n);
+  register_rows<T>("scan_tune", label, log_sizes, [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
+    time_two_phase<T>(state, n, [&](void* d_temp, std::size_t& bytes) {
+      lookback::detail::scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, T(0), sum{}, n, stream());
+    });
+  });
 }
 
 /// The pipelined scan (device/scan_lookahead_kernel.cuh) with Policy.
 template <class T, class Policy>
 void register_lookahead_policy(const char* label, std::initializer_list<int> log_sizes) {
-  for (const int log_n : log_sizes) {
-    const std::int64_t n = std::int64_t{1} << log_n;
-    const io::dtype type = io::dtype_of<T>();
-    register_gpu_benchmark(bench_name("scan_tune", label, type, n), [=](benchmark::State& state) {
-      const T* d_in = static_cast<const T*>(random_input(type, n));
-      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
-      using lookback::detail::scan_lookahead_applies;
-      if (!scan_lookahead_applies<Policy, true, T, T, sum>(d_in, d_out)) {
-        state.SkipWithError("the pipelined scan does not apply on this device");
-        return;
-      }
-      void* d_temp = scratch(lookback::detail::scan_lookahead_layout<Policy, T>(n).total(), 2);
-      time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] {
-        lookback::detail::scan_lookahead<Policy, true>(d_temp, d_in, d_out, T(0), sum{}, n, 0, stream());
-      });
+  register_rows<T>("scan_tune", label, log_sizes, [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
+    using lookback::detail::scan_lookahead_applies;
+    if (!scan_lookahead_applies<Policy, true, T, T, sum>(d_in, d_out)) {
+      state.SkipWithError("the pipelined scan does not apply on this device");
+      return;
+    }
+    void* d_temp = scratch(lookback::detail::scan_lookahead_layout<Policy, T>(n).total(), 2);
+    time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] {
+      lookback::detail::scan_lookahead<Policy, true>(d_temp, d_in, d_out, T(0), sum{}, n, 0, stream());
     });
-  }
-}
-
-template <class T, class Policy>
-void register_deterministic_size(const char* label, std::int64_t n) {
-  const io::dtype type = io::dtype_of<T>();
-  register_gpu_benchmark(bench_name("scan_tune_deterministic", label, type, n), [=](benchmark::State& state) {
-    const T* d_in = static_cast<const T*>(random_input(type, n));
-    T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
-    const auto run = [&](void* d_temp, std::size_t& bytes) {
-      lookback::detail::deterministic_scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, T(0), true, sum{}, n,
-                                                                     static_cast<T*>(nullptr), true, stream());
-    };
-    std::size_t temp_bytes = 0;
-    run(nullptr, temp_bytes);
-    void* d_temp = scratch(temp_bytes, 2);
-    time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n, [&] { run(d_temp, temp_bytes); });
   });
 }
 
+/// The small arrays' two kernels (device/reduce_then_scan_kernels.cuh) with Policy.
+template <class T, class Policy>
+void register_reduce_then_scan_policy(const char* label, std::initializer_list<int> log_sizes) {
+  register_rows<T>("scan_tune", label, log_sizes, [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
+    time_two_phase<T>(state, n, [&](void* d_temp, std::size_t& bytes) {
+      lookback::detail::scan_reduce_then_scan<Policy, true>(d_temp, bytes, d_in, d_out, T(0), sum{}, n, stream());
+    });
+  });
+}
+
+/// The deterministic scan with Policy.
 template <class T, class Policy>
 void register_deterministic_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
-  for (const int log_n : log_sizes) register_deterministic_size<T, Policy>(label, std::int64_t{1} << log_n);
+  register_rows<T>("scan_tune_deterministic", label, log_sizes,
+                   [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
+                     time_two_phase<T>(state, n, [&](void* d_temp, std::size_t& bytes) {
+                       lookback::detail::deterministic_scan_with_policy<Policy, true>(
+                           d_temp, bytes, d_in, d_out, T(0), true, sum{}, n, static_cast<T*>(nullptr), true, stream());
+                     });
+                   });
 }
 
 const bool registered = [] {
@@ -148,6 +157,14 @@ const bool registered = [] {
   register_lookahead_policy<u64, scan_lookahead_config<8, 31, 3, 4>>("la_8w_31_3s", {20, 21, 22});
   register_lookahead_policy<u64, scan_lookahead_config<4, 47, 4, 4>>("la_4w_47_4s", {20, 21, 22});
   register_lookahead_policy<u64, scan_lookahead_config<4, 31, 6, 4>>("la_4w_31_6s", {21});
+  // Small arrays in two kernels: threads x items a thread.
+  using policy::reduce_then_scan_config;
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<256, 16>>("rts_256x16", {16, 18, 20, 21, 22});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<512, 16>>("rts_512x16", {16, 18, 20, 21, 22});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<1024, 8>>("rts_1024x8", {16, 18, 20, 21, 22});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<256, 8>>("rts_256x8", {16, 18, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<256, 8>>("rts_256x8", {16, 18, 19, 20, 21});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<128, 16>>("rts_128x16", {16, 18, 19, 20, 21});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");

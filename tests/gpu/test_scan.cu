@@ -13,7 +13,10 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace lookback::test {
@@ -22,23 +25,26 @@ namespace {
 using typed::op_kind;
 using typed::implementation;
 
-/// The small tiles' size.
+/// The tiles of the reduce-then-scan that small arrays take.
 std::int64_t tile_items(io::dtype type) {
-  return io::dtype_size(type) <= 4 ? policy::scan<std::uint32_t>::small::tile_items
-                                   : policy::scan<std::uint64_t>::small::tile_items;
+  return io::dtype_size(type) <= 4 ? policy::scan<std::uint32_t>::reduce_then_scan::tile_items
+                                   : policy::scan<std::uint64_t>::reduce_then_scan::tile_items;
 }
 
-/// Around one and two small tiles, and, for sums (the other operators take the same path), where the
-/// policy changes to the large tiles.
+/// Around one and two tiles of the small arrays' scan, and, for sums (the other operators take the same
+/// paths), where larger arrays change to the look-back or the pipelined scan and where the look-back's
+/// tiles grow.
 std::vector<std::int64_t> matrix_sizes(io::dtype type, op_kind op) {
   if (op != op_kind::sum) return sizes_around(tile_items(type));
-  const auto around_switch = [](auto policy) {
+  const auto around_switch = [type](auto policy) {
     using p = decltype(policy);
     std::vector<std::int64_t> large_boundaries;
-    auto sizes = sizes_around_switch(p::small::tile_items, p::small_max_items, p::large::tile_items, large_boundaries);
-    // Where the pipelined scan takes over (on Hopper and later), and around its first tiles there.
-    for (const std::int64_t n : {p::lookahead_min_items - 1, p::lookahead_min_items,
-                                 p::lookahead_min_items + p::lookahead::tile_items + 1})
+    auto sizes = sizes_around_switch(p::reduce_then_scan::tile_items, p::small_max_items, p::large::tile_items,
+                                     large_boundaries);
+    const std::int64_t small_arrays_max = p::reduce_then_scan_max_bytes / io::dtype_size(type);
+    // Past the small arrays, and around the pipelined scan's first tiles there (on Hopper and later).
+    for (const std::int64_t n : {small_arrays_max, small_arrays_max + 1, small_arrays_max + p::small::tile_items + 1,
+                                 small_arrays_max + p::lookahead_small::tile_items + 1})
       if (n <= max_test_size()) sizes.push_back(n);
     return sizes;
   };
@@ -140,31 +146,86 @@ TEST_F(scan_large, stress_repeated_runs_are_exact) {
   }
 }
 
-template <class Word>
-void check_affine_scan(std::int64_t n, bool inclusive) {
-  using T = affine<Word>;
-  auto rng = make_rng(static_cast<std::uint64_t>(n) + sizeof(Word) * 1000 + inclusive);
-  std::vector<T> input(static_cast<std::size_t>(n));
-  for (auto& f : input) f = T{static_cast<Word>(rng() | 1), static_cast<Word>(rng())};
-  const T init{3, 5};
-  std::vector<T> expected(input.size());
-  if (inclusive)
-    cpu::inclusive_scan<T>(input.data(), expected.data(), n, compose{});
-  else
-    cpu::exclusive_scan<T>(input.data(), expected.data(), n, init, compose{});
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
+  std::vector<T> values(static_cast<std::size_t>(n));
+  for (T& x : values) {
+    if constexpr (std::is_integral_v<T>)
+      x = static_cast<T>(rng());
+    else
+      x = T{static_cast<decltype(x.a)>(rng() | 1), static_cast<decltype(x.b)>(rng())};  // affine maps
+  }
+  return values;
+}
 
+/// The CPU's scan: exclusive from `init`, or inclusive from the identity.
+template <class T, class Op>
+std::vector<T> cpu_scan(const std::vector<T>& input, const T& init, Op op, bool inclusive) {
+  std::vector<T> expected(input.size());
+  const auto n = static_cast<std::int64_t>(input.size());
+  if (inclusive)
+    cpu::inclusive_scan<T>(input.data(), expected.data(), n, op);
+  else
+    cpu::exclusive_scan<T>(input.data(), expected.data(), n, init, op);
+  return expected;
+}
+
+/// Runs `scan(d_in, d_out, stream)` on `input` into a poisoned output and checks every element.
+template <class T, class Scan>
+void check_every_element(const std::vector<T>& input, const std::vector<T>& expected, const std::string& what,
+                         Scan scan) {
   const cuda_stream stream;
   const auto d_in = to_device(input, stream);
   device_buffer<T> d_out(input.size(), stream);
   d_out.fill_bytes(poison_byte);
-  if (inclusive)
-    inclusive_scan(d_in.data(), d_out.data(), compose{}, n, stream.get());
-  else
-    exclusive_scan(d_in.data(), d_out.data(), init, compose{}, n, stream.get());
+  scan(d_in.data(), d_out.data(), stream.get());
   const auto got = to_host(d_out);
-  for (std::int64_t i = 0; i < n; ++i)
-    ASSERT_TRUE(got[i] == expected[i]) << sizeof(T) << "-byte affine " << (inclusive ? "inclusive" : "exclusive")
-                                       << " n=" << n << ": element " << i << " differs";
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(got[i] == expected[i]) << what << " n=" << input.size() << ": element " << i << " differs";
+}
+
+template <class Word>
+void check_affine_scan(std::int64_t n, bool inclusive) {
+  using T = affine<Word>;
+  auto rng = make_rng(static_cast<std::uint64_t>(n) + sizeof(Word) * 1000 + inclusive);
+  const auto input = random_values<T>(n, rng);
+  const T init{3, 5};
+  const std::string what = std::to_string(sizeof(T)) + "-byte affine " + (inclusive ? "inclusive" : "exclusive");
+  check_every_element(input, cpu_scan(input, init, compose{}, inclusive), what,
+                      [&](const T* d_in, T* d_out, cudaStream_t stream) {
+                        if (inclusive)
+                          inclusive_scan(d_in, d_out, compose{}, n, stream);
+                        else
+                          exclusive_scan(d_in, d_out, init, compose{}, n, stream);
+                      });
+}
+
+/// The look-back kernel with Policy, called directly, exclusive and inclusive, around its tiles.
+template <class Policy, class T, class Op>
+void check_look_back_policy(Op op, const T& init, const std::string& label) {
+  for (const std::int64_t n : sizes_around(Policy::tile_items)) {
+    if (n > (std::int64_t{1} << 21)) continue;  // the CPU's affine reference is slow past that
+    for (const bool inclusive : {false, true}) {
+      auto rng = make_rng(static_cast<std::uint64_t>(n) * 3 + inclusive + sizeof(T));
+      const auto input = random_values<T>(n, rng);
+      check_every_element(input, cpu_scan(input, init, op, inclusive), label + (inclusive ? " inclusive" : " exclusive"),
+                          [&](const T* d_in, T* d_out, cudaStream_t stream) {
+                            const auto call = [&](void* d_temp, std::size_t& bytes) {
+                              if (inclusive)
+                                detail::scan_with_policy<Policy, false>(d_temp, bytes, d_in, d_out, identity_of<T>(op),
+                                                                        op, n, stream);
+                              else
+                                detail::scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, init, op, n, stream);
+                            };
+                            std::size_t bytes = 0;
+                            call(nullptr, bytes);
+                            device_buffer<unsigned char> d_temp(bytes, stream);
+                            d_temp.fill_bytes(poison_byte);
+                            call(d_temp.data(), bytes);
+                          });
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
 }
 
 class scan_api : public gpu_test {};
@@ -177,6 +238,70 @@ TEST_F(scan_api, non_commutative_operator_on_every_descriptor_kind) {
       check_affine_scan<std::uint32_t>(n, inclusive);  // 8 bytes: value and status in one 16-byte word
       check_affine_scan<std::uint64_t>(n, inclusive);  // 16 bytes: value, release, then status
     }
+  }
+}
+
+// The public scan takes the look-back kernel only where neither the small arrays' scan nor the
+// pipelined one applies (larger arrays misaligned or read through iterators, GPUs before Hopper): each
+// of its policies called directly, on every descriptor kind.
+TEST_F(scan_api, look_back_kernel_with_each_policy) {
+  check_look_back_policy<policy::scan<std::uint32_t>::small>(sum{}, std::uint32_t{7}, "uint32 sum, small tiles");
+  check_look_back_policy<policy::scan<std::uint32_t>::large>(sum{}, std::uint32_t{7}, "uint32 sum, large tiles");
+  check_look_back_policy<policy::scan<std::uint64_t>::small>(sum{}, std::uint64_t{7}, "uint64 sum, small tiles");
+  check_look_back_policy<policy::scan<std::uint64_t>::large>(sum{}, std::uint64_t{7}, "uint64 sum, large tiles");
+  check_look_back_policy<policy::scan<affine<std::uint16_t>>::small>(compose{}, affine<std::uint16_t>{3, 5},
+                                                                    "4-byte affine");
+  check_look_back_policy<policy::scan<affine<std::uint32_t>>::small>(compose{}, affine<std::uint32_t>{3, 5},
+                                                                    "8-byte affine");
+  check_look_back_policy<policy::scan<affine<std::uint64_t>>::small>(compose{}, affine<std::uint64_t>{3, 5},
+                                                                    "16-byte affine");
+}
+
+// One sequence scanned in chunks, each carrying the prefix to the next through device memory
+// (scan_carry.cuh): empty chunks, chunks on each path (small arrays, the pipelined scan, the look-back
+// where a chunk starts misaligned), every element and the last total checked.
+TEST_F(scan_api, carried_prefix_across_chunks_of_every_size) {
+  using p = policy::scan<std::uint32_t>;
+  const std::int64_t small_max = p::reduce_then_scan_max_bytes / 4;
+  // Chunk 6 starts 16-byte aligned (the pipelined scan), chunk 9 not (the look-back).
+  const std::vector<std::int64_t> chunks = {0, 1, 4097, 0, small_max, 2, small_max + 1, 300007, 3, small_max + 4099, 33};
+  std::int64_t n = 0;
+  for (const std::int64_t c : chunks) n += c;
+  if (n > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  auto rng = make_rng(404);
+  const auto input = random_values<std::uint32_t>(n, rng);
+  const std::uint32_t start = 7;
+  for (const bool inclusive : {false, true}) {
+    auto expected = cpu_scan(input, std::uint32_t{0}, sum{}, inclusive);
+    for (auto& x : expected) x += start;
+    const std::uint32_t expected_total = start + std::accumulate(input.begin(), input.end(), std::uint32_t{0});
+    const cuda_stream stream;
+    device_buffer<std::uint32_t> d_carry(chunks.size() + 1, stream);
+    d_carry.fill_bytes(poison_byte);
+    copy_to_device(d_carry.data(), &start, 1, stream.get());
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+    check_every_element(input, expected, inclusive ? "carried inclusive" : "carried exclusive",
+                        [&](const std::uint32_t* d_in, std::uint32_t* d_out, cudaStream_t s) {
+                          std::int64_t offset = 0;
+                          for (std::size_t k = 0; k < chunks.size(); ++k) {
+                            const carried<std::uint32_t> carry{d_carry.data() + k, d_carry.data() + k + 1};
+                            const auto call = [&](void* d_temp, std::size_t& bytes) {
+                              if (inclusive)
+                                inclusive_scan(d_temp, bytes, d_in + offset, d_out + offset, carry, sum{}, chunks[k], s);
+                              else
+                                exclusive_scan(d_temp, bytes, d_in + offset, d_out + offset, carry, sum{}, chunks[k], s);
+                            };
+                            std::size_t bytes = 0;
+                            call(nullptr, bytes);
+                            device_buffer<unsigned char> d_temp(bytes, s);
+                            call(d_temp.data(), bytes);
+                            offset += chunks[k];
+                          }
+                        });
+    std::uint32_t total = 0;
+    copy_to_host(&total, d_carry.data() + chunks.size(), 1, stream.get());
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+    EXPECT_EQ(total, expected_total) << (inclusive ? "inclusive" : "exclusive") << ": the last chunk's total";
   }
 }
 
@@ -215,10 +340,11 @@ TEST_F(scan_api, iterator_input_and_caller_allocator) {
 }
 
 TEST_F(scan_api, temporary_storage_eight_bytes_past_alignment) {
-  // Cleared a byte at a time rather than by 16-byte stores (detail/clear_then_launch.cuh); poisoned
-  // first, on the look-back kernel's sizes and the pipelined one's.
+  // Poisoned first. The small arrays' aggregates are aligned within it; the pipelined scan's counter
+  // and descriptors are cleared a byte at a time rather than by 16-byte stores
+  // (detail/clear_then_launch.cuh).
   auto rng = make_rng(11);
-  for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, std::int64_t{1} << 20}) {
+  for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, (std::int64_t{1} << 20) + 1000}) {
     if (n > max_test_size()) continue;
     const io::host_array input = random_array(io::dtype::uint32, n, distribution::small, rng);
     const cuda_stream stream;

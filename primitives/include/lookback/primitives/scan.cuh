@@ -1,7 +1,8 @@
 #pragma once
 // Device-wide exclusive and inclusive scans in a single pass with decoupled look-back; on Hopper and
 // later, large arrays of 4- and 8-byte items take the pipelined scan (device/scan_lookahead_kernel.cuh),
-// whose tiles learn their prefix by a running look-ahead instead.
+// whose tiles learn their prefix by a running look-ahead instead. Arrays small enough to stay in L2
+// take two kernels that need no clearing (device/reduce_then_scan_kernels.cuh).
 //
 // Two-phase temporary storage as in CUB: call once with d_temp_storage == nullptr to learn
 // temp_storage_bytes, then again with that much device memory. The overloads without temporary
@@ -11,6 +12,7 @@
 #include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/scan_lookahead.cuh>
+#include <lookback/primitives/detail/scan_reduce_then_scan.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device/scan_kernel.cuh>
@@ -38,16 +40,9 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
   const temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan")) return;
-  if (num_items == 0) {
-    // An empty chunk passes its prefix through unchanged.
-    if constexpr (is_carried<Init>)
-      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(T), cudaMemcpyDeviceToDevice, stream));
-    return;
-  }
+  if (num_items == 0) return pass_prefix_through(init, stream);
 
-  bool aligned = false;
-  if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
-    aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
+  const bool aligned = vector_tiles<T>(d_in, d_out);
   const auto kernel = device::single_pass_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, Op, status_array>;
   if constexpr (Policy::min_blocks > 0) prefer_shared_memory(kernel);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
@@ -60,6 +55,12 @@ template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
   using T = init_value_t<Init>;
+  using policies = policy::scan<T>;
+  if (num_items <= policies::reduce_then_scan_max_bytes / static_cast<std::int64_t>(sizeof(T))) {
+    scan_reduce_then_scan<typename policies::reduce_then_scan, Exclusive>(d_temp_storage, temp_storage_bytes, d_in,
+                                                                         d_out, init, op, num_items, stream);
+    return;
+  }
   const auto look_back = [&](void* d_temp, std::size_t& bytes) {
     with_size_policy<policy::scan<T>>(num_items, [&](auto policy) {
       scan_with_policy<decltype(policy), Exclusive>(d_temp, bytes, d_in, d_out, init, op, num_items, stream);
@@ -81,7 +82,6 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
       scan_lookahead<chosen, Exclusive>(d_temp_storage, d_in, d_out, init, op, num_items, 0, stream);
       return true;
     };
-    using policies = policy::scan<T>;
     if (num_items >= policies::lookahead_min_items &&
         (num_items <= policies::lookahead_small_max_items ? pipelined(typename policies::lookahead_small{})
                                                           : pipelined(typename policies::lookahead{})))

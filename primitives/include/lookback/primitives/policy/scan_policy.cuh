@@ -107,6 +107,29 @@
 //       2^24: none 0.0102 / 0.0295-0.0299 / 0.0955-0.0958, one round 0.0101-0.0104 / 0.0286-0.0295 /
 //       0.0949-0.0951. At 2^20 the first loads are not what the time waits on (2^18, a quarter of the
 //       bytes, takes 0.0074): not kept.
+//   H100, one call at 4e37e57, held timing, medians of 25, each row beside CUB (ms): the whole scan at
+//     2^18 to 2^21 uint32 as one cooperative kernel (tiles resident in registers, one grid barrier
+//     between publishing aggregates and writing results) 2^18 / 2^19 / 2^20 / 2^21: 0.0057-0.0058 /
+//     0.0071 / 0.0087-0.0098 / 0.0134-0.0137 against this scan's 0.0075 / 0.0072-0.0074 / 0.0081-0.0083 /
+//     0.0097-0.0098 (CUB 0.0077 / 0.0084-0.0087 / 0.0097-0.0099 / 0.0119-0.0120). A kernel that only
+//     copies the same tiles takes 0.0044 ms at 2^20 (a memcpy 0.0044, an empty kernel 0.0032, the
+//     clearing kernel and an empty dependent one 0.0039), with the barrier between its loads and stores
+//     0.0073-0.0076: every store waiting on every load costs what the look-back scan loses at 2^20.
+//   Reduce-then-scan (device/reduce_then_scan_kernels.cuh): a kernel publishes each tile's aggregate, and
+//     a second, launched dependent on it, loads and scans its tile while the first runs, then waits and
+//     folds the aggregates before it; nothing to clear, no tile waiting on another. One call, two rounds,
+//     ms, threads x items:
+//     uint32 at 2^16 / 2^18 / 2^20 / 2^21 / 2^22: 256x16 0.0054-0.0055 / 0.0059 / 0.0071 / 0.0098-0.0099
+//       / 0.0161; 512x16 0.0059 / 0.0061 / 0.0074 / 0.0097-0.0098 / 0.0158-0.0160; 1024x8 0.0061 / 0.0061
+//       / 0.0074 / 0.0096-0.0098 / 0.0164; 256x8 0.0052 / 0.0059 / 0.0083 / 0.0116 / 0.0212; 512x16
+//       loading after the wait 0.0068 / 0.0070 / 0.0081 / 0.0110-0.0111 / 0.0155-0.0156. This scan
+//       0.0075-0.0081 / 0.0075 / 0.0082 / 0.0100-0.0101 / 0.0140-0.0142, CUB 0.0070 / 0.0079 /
+//       0.0098-0.0100 / 0.0121-0.0123 / 0.0162-0.0165, memcpy 0.0035 / 0.0037 / 0.0046 / 0.0058 / 0.0098.
+//     uint64 at 2^16 / 2^18 / 2^20 / 2^21: 256x8 0.0057-0.0059 / 0.0066 / 0.0112 / 0.0178-0.0181; 128x16
+//       0.0059 / 0.0065-0.0066 / 0.0111-0.0112 / 0.0178-0.0181; 512x8 0.0066 / 0.0068 / 0.0116 / 0.0179;
+//       this scan 0.0072-0.0075 / 0.0077 / 0.0101 / 0.0140, CUB 0.0073 / 0.0084 / 0.0114 / 0.0161-0.0162.
+//     Up to 4 MiB (uint32 2^20, 1.4x CUB) the two kernels win; from 8 MiB (uint32 2^21 level, uint64 2^20
+//     10% slower) the look-back does, whose arrays no longer all sit in L2 between two reads.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -147,6 +170,15 @@ struct scan_lookahead_config {
   static constexpr int threads = (2 * Warps + 2) * 32;  // reduce, scan, load, look-ahead
 };
 
+/// The small arrays' scan (device/reduce_then_scan_kernels.cuh): threads per block, consecutive items a
+/// thread.
+template <int Threads, int ItemsPerThread>
+struct reduce_then_scan_config {
+  static constexpr int threads = Threads;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_items = Threads * ItemsPerThread;
+};
+
 /// Up to small_max_items (where most tiles are resident at once, and fewer, larger tiles shorten the
 /// look-back's chain): 4-byte values 512 threads x 16 items (32 KiB tiles) with vector accesses,
 /// registers capped for four blocks an SM, prefetching 100 tiles ahead; 8-byte values 128 x 16 (16 KiB
@@ -169,6 +201,11 @@ struct scan {
   using lookahead_small = std::conditional_t<sizeof(T) <= 4, lookahead, scan_lookahead_config<4, 47, 4, 4>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
+  /// Up to reduce_then_scan_max_bytes of items, every scan takes two kernels that need no clearing, in
+  /// tiles of 16 KiB for items of up to 8 bytes (wider ones 128 x 4, as the look-back's).
+  using reduce_then_scan = reduce_then_scan_config<sizeof(T) <= 8 ? 256 : 128,
+                                                   sizeof(T) <= 4 ? 16 : (sizeof(T) <= 8 ? 8 : 4)>;
+  static constexpr std::int64_t reduce_then_scan_max_bytes = std::int64_t{4} << 20;
 };
 
 /// The deterministic scan's association, part of its documented promise and never a tuning choice:

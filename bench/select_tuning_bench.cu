@@ -1,8 +1,8 @@
 // Compaction policies side by side (tile shape, wait before the first look-back poll, blocks an SM;
 // the pipelined kernel's warps, items and stages) on uint32 values in [0, 1000), 2^28 of them (some
 // 2^16 to 2^24 too; uint64 on the pipelined kernel's 8-byte candidates), 1%, 50% and 99% kept by
-// select_if (and, on the pipelined kernel's tiles, by select_flagged and partition), for choosing
-// policy::select. Not part of the main table; run with --benchmark_filter=select_tune.
+// select_if (and, on the pipelined kernel's tiles and the small arrays' two kernels, by select_flagged
+// and partition), for choosing policy::select. Not part of the main table; run with --benchmark_filter=select_tune.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 
@@ -89,6 +89,45 @@ void register_pipelined(const char* label, std::initializer_list<int> log_sizes 
           });
 }
 
+/// The small arrays' two kernels (count, then compact) with Policy's tiles, on items of T.
+template <class Policy, compaction Op, class T = std::uint32_t>
+void register_counted(const char* label, std::initializer_list<int> log_sizes) {
+  constexpr bool partition = Op == compaction::partition;
+  for (const int log_n : log_sizes)
+    for (const int percent : {1, 50, 99})
+      register_run<Op, T>(
+          label, percent, std::int64_t{1} << log_n,
+          [](auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) -> std::optional<std::size_t> {
+            std::size_t bytes = 0;
+            select::detail::count_then_compact<Policy, partition>(nullptr, bytes, d_in, selector, d_out, d_count, n,
+                                                                  stream());
+            return bytes;
+          },
+          [](void* d_temp, std::size_t& bytes, auto d_in, auto selector, auto d_out, auto d_count, std::int64_t n) {
+            select::detail::count_then_compact<Policy, partition>(d_temp, bytes, d_in, selector, d_out, d_count, n,
+                                                                  stream());
+          });
+}
+
+/// Each op's two-kernel rows up to 4 MiB: 256 x 16, 256 x 8 and 128 x 8 tiles for uint32, 128 x 16,
+/// 256 x 8 and 128 x 8 for uint64.
+void register_counted_shapes() {
+  using u64 = std::uint64_t;
+  const auto each_op = [](auto policy, const char* label, auto value, std::initializer_list<int> log_sizes) {
+    using P = decltype(policy);
+    using T = decltype(value);
+    register_counted<P, compaction::select_if, T>(label, log_sizes);
+    register_counted<P, compaction::select_flagged, T>(label, log_sizes);
+    register_counted<P, compaction::partition, T>(label, log_sizes);
+  };
+  each_op(select_config<256, 16, true, 0>{}, "counted_256x16", std::uint32_t{}, {16, 18, 20});
+  each_op(select_config<256, 8, true, 0>{}, "counted_256x8", std::uint32_t{}, {16, 18, 20});
+  each_op(select_config<128, 8, true, 0>{}, "counted_128x8", std::uint32_t{}, {16, 18, 20});
+  each_op(select_config<128, 16, true, 0>{}, "counted_128x16", u64{}, {16, 18, 19});
+  each_op(select_config<256, 8, true, 0>{}, "counted_256x8", u64{}, {16, 18, 19});
+  each_op(select_config<128, 8, true, 0>{}, "counted_128x8", u64{}, {16, 18, 19});
+}
+
 /// "la_4x47x6": the pipelined policy's warps a role, items a thread and stages; "_c8" where its
 /// look-ahead reads other than 4 x 32 descriptors a poll, "_w200" where it waits 200 ns after a poll
 /// that found nothing new.
@@ -138,7 +177,8 @@ void register_eight_byte_shapes() {
                   select_lookahead_config<4, 31, 3>>({20, 24});
   register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 47, 4>,
                   select_lookahead_config<4, 63, 3>>({20, 24});
-  // Where the tiny tiles (policy::select<T>::lookahead_tiny) should give way to the large ones.
+  // Where the tiny tiles (the pipelined policy below 2^19, before the two kernels took small arrays)
+  // should give way to the large ones.
   register_shapes<compaction::select_if, u64, select_lookahead_config<4, 15, 8>, select_lookahead_config<4, 47, 4>>(
       {17, 18, 19});
   register_shapes<compaction::select_flagged, u64, select_lookahead_config<4, 23, 6>,
@@ -196,6 +236,7 @@ void register_lookahead_waits() {
 }
 
 const bool registered = [] {
+  register_counted_shapes();
   register_both<select_config<256, 16, true, 1100>>("256x16");
   register_both<select_config<512, 16, true, 1100>>("512x16");
   register_both<select_config<512, 16, true, 0>>("512x16_nowait");

@@ -1,6 +1,7 @@
 // Stream compaction: select_if, select_flagged and partition for values of 1, 2, 4, 8 and 16 bytes,
 // at every tile boundary and 0 to 100% kept, against the CPU reference and CUB; outputs poisoned. The
-// pipelined kernel also with tiny tiles on few blocks.
+// pipelined kernel also with tiny tiles on few blocks; the look-back kernel and the small arrays' two
+// kernels also called with their tile policies.
 #include "support/gpu_test.hpp"
 #include "support/test_sizes.hpp"
 
@@ -80,8 +81,9 @@ struct run_result {
   std::int64_t count;
 };
 
-/// Through the public API, or, given a Policy, with that tile policy.
-template <class Policy = void, class T>
+/// Through the public API, or, given a Policy, with that tile policy: on the look-back kernel, or, if
+/// Counted, on the small arrays' two kernels.
+template <class Policy = void, bool Counted = false, class T>
 run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer<std::uint8_t>& d_flags,
                        std::uint32_t percent, cudaStream_t stream) {
   const std::int64_t n = static_cast<std::int64_t>(d_in.size());
@@ -95,16 +97,20 @@ run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer
     if (m == mode::flagged) select_flagged(d_in.data(), d_flags.data(), d_out.data(), d_count.data(), n, stream);
     if (m == mode::partition) partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
   } else {
+    const auto with_policy = [&](auto partition, void* d_temp, std::size_t& bytes, auto selector) {
+      constexpr bool Partition = decltype(partition)::value;
+      if constexpr (Counted)
+        select::detail::count_then_compact<Policy, Partition>(d_temp, bytes, d_in.data(), selector, d_out.data(),
+                                                              d_count.data(), n, stream);
+      else
+        select::detail::run_with_policy<Policy, Partition>(d_temp, bytes, d_in.data(), selector, d_out.data(),
+                                                           d_count.data(), n, stream);
+    };
     const auto call = [&](void* d_temp, std::size_t& bytes) {
-      using select::detail::run_with_policy;
       const select::predicate_selector<keep_below<T>> by_value{pred};
-      if (m == mode::select_if)
-        run_with_policy<Policy, false>(d_temp, bytes, d_in.data(), by_value, d_out.data(), d_count.data(), n, stream);
-      if (m == mode::flagged)
-        run_with_policy<Policy, false>(d_temp, bytes, d_in.data(), select::detail::flags(d_flags.data()), d_out.data(),
-                                       d_count.data(), n, stream);
-      if (m == mode::partition)
-        run_with_policy<Policy, true>(d_temp, bytes, d_in.data(), by_value, d_out.data(), d_count.data(), n, stream);
+      if (m == mode::select_if) with_policy(std::false_type{}, d_temp, bytes, by_value);
+      if (m == mode::flagged) with_policy(std::false_type{}, d_temp, bytes, select::detail::flags(d_flags.data()));
+      if (m == mode::partition) with_policy(std::true_type{}, d_temp, bytes, by_value);
     };
     stream_allocator alloc;
     lookback::detail::with_temp_storage(alloc, stream, call);
@@ -223,10 +229,21 @@ TYPED_TEST_SUITE(select_matrix, value_types);
 
 TYPED_TEST(select_matrix, every_mode_at_tile_boundaries_and_fractions) {
   using T = TypeParam;
-  const std::int64_t tile = policy::select<T>::small::tile_items;
-  std::vector<std::int64_t> large_boundaries;
   using p = policy::select<T>;
-  const auto sizes = sizes_around_switch(tile, p::small_max_items, p::large::tile_items, large_boundaries);
+  // Around the small arrays' tiles, where they grow, where the small arrays end, and the look-back's
+  // switch to large tiles.
+  const std::int64_t tile = p::count_then_compact_small::tile_items;
+  std::vector<std::int64_t> large_boundaries;
+  auto sizes = sizes_around_switch(tile, p::small_max_items, p::large::tile_items, large_boundaries);
+  const auto width = static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t grown = p::count_then_compact_small_max_bytes / width;
+  const std::int64_t small_arrays_max = p::count_then_compact_max_bytes / width;
+  for (const std::int64_t n : {grown, grown + 1, grown + p::count_then_compact::tile_items + 1, small_arrays_max,
+                               small_arrays_max + 1})
+    if (n <= max_test_size()) {
+      sizes.push_back(n);
+      large_boundaries.push_back(n);
+    }
   for (const mode m : {mode::select_if, mode::flagged, mode::partition})
     for (const std::uint32_t percent : {0u, 1u, 50u, 99u, 100u})
       for (const std::int64_t n : sizes) {
@@ -237,6 +254,26 @@ TYPED_TEST(select_matrix, every_mode_at_tile_boundaries_and_fractions) {
         check_case<T>(m, n, percent, static_cast<std::uint64_t>(n) * 1009 + percent * 7 + static_cast<int>(m));
         if (this->HasFatalFailure() || this->HasFailure()) return;
       }
+}
+
+// The public compaction takes the look-back kernel only past the small arrays, where the pipelined one
+// does not apply (values of 1, 2 or 16 bytes, misaligned arrays, GPUs before Hopper): each of its
+// policies called directly, around its tiles.
+TYPED_TEST(select_matrix, every_mode_on_the_look_back_kernel) {
+  using T = TypeParam;
+  const auto each_size = [&](auto policy) {
+    using P = decltype(policy);
+    for (const mode m : {mode::select_if, mode::flagged, mode::partition})
+      for (const std::uint32_t percent : {1u, 50u, 99u})
+        for (const std::int64_t n : sizes_around(P::tile_items)) {
+          if (n > (std::int64_t{1} << 21) || (n > 4 * P::tile_items && percent != 50)) continue;
+          check_case_with<T>(m, n, percent, static_cast<std::uint64_t>(n) * 13 + percent + static_cast<int>(m), false,
+                             [](auto&&... args) { return run_ours<P>(args...); });
+          if (this->HasFatalFailure() || this->HasFailure()) return;
+        }
+  };
+  each_size(typename policy::select<T>::small{});
+  each_size(typename policy::select<T>::large{});
 }
 
 class select_api : public gpu_test {};
@@ -279,8 +316,9 @@ std::vector<std::uint8_t> stretched_flags(std::int64_t n, std::int64_t tile, std
   return flags;
 }
 
-/// select_flagged over stretched flags of n items, and partition keeping half, with Policy's tiles.
-template <class Policy = void>
+/// select_flagged over stretched flags of n items, and partition keeping half, with Policy's tiles (as
+/// run_ours takes them).
+template <class Policy = void, bool Counted = false>
 void check_stretches(std::int64_t n, std::int64_t tile) {
   auto rng = make_rng(static_cast<std::uint64_t>(n * 31 + tile));
   const auto in = random_values<std::uint32_t>(n, rng);
@@ -291,26 +329,29 @@ void check_stretches(std::int64_t n, std::int64_t tile) {
   const std::string what = "stretches of 0 to 100% kept, tiles of " + std::to_string(tile) + ", n=" + std::to_string(n);
   const auto expected_count = static_cast<std::int64_t>(std::count(flags.begin(), flags.end(), 1));
   expect_output(expected_output(in, flags, mode::flagged), expected_count,
-                run_ours<Policy>(mode::flagged, d_in, d_flags, 0, stream.get()), "ours", mode::flagged, what);
+                run_ours<Policy, Counted>(mode::flagged, d_in, d_flags, 0, stream.get()), "ours", mode::flagged, what);
   std::vector<std::uint8_t> half(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) half[i] = keep_below<std::uint32_t>{50}(in[i]);
   expect_output(expected_output(in, half, mode::partition),
                 static_cast<std::int64_t>(std::count(half.begin(), half.end(), 1)),
-                run_ours<Policy>(mode::partition, d_in, d_flags, 50, stream.get()), "ours", mode::partition, what);
+                run_ours<Policy, Counted>(mode::partition, d_in, d_flags, 50, stream.get()), "ours", mode::partition, what);
 }
 
 TEST_F(select_api, dense_and_sparse_tiles_in_one_run) {
-  // The policy's small tiles, then its large ones where the size cap allows them, then tiles of 512
-  // items, which the sanitizers' runs (at most 2000 items) also fill.
+  // Each tile policy called directly: the look-back kernel's small and large tiles and the small
+  // arrays' two kernels, then tiles of 512 items on both, which the sanitizers' runs (at most 2000
+  // items) also fill.
   using p = policy::select<std::uint32_t>;
-  for (const std::int64_t tile : {p::small::tile_items, p::large::tile_items}) {
-    const std::int64_t min_n = tile == p::small::tile_items ? 0 : p::small_max_items;  // below it, small tiles
-    const std::int64_t n = std::min<std::int64_t>(max_test_size(), min_n + 40 * tile + 123);
-    if (n > min_n) check_stretches(n, tile);
-    if (HasFailure()) return;
-  }
+  const auto forty_tiles = [](std::int64_t tile) { return std::min<std::int64_t>(max_test_size(), 40 * tile + 123); };
+  check_stretches<p::small>(forty_tiles(p::small::tile_items), p::small::tile_items);
+  check_stretches<p::large>(forty_tiles(p::large::tile_items), p::large::tile_items);
+  check_stretches<p::count_then_compact_small, true>(forty_tiles(p::count_then_compact_small::tile_items),
+                                                     p::count_then_compact_small::tile_items);
+  check_stretches<p::count_then_compact, true>(forty_tiles(p::count_then_compact::tile_items),
+                                               p::count_then_compact::tile_items);
   using tiny = policy::select_config<64, 8, true, 0>;
-  check_stretches<tiny>(std::min<std::int64_t>(max_test_size(), 40 * tiny::tile_items + 123), tiny::tile_items);
+  check_stretches<tiny>(forty_tiles(tiny::tile_items), tiny::tile_items);
+  check_stretches<tiny, true>(forty_tiles(tiny::tile_items), tiny::tile_items);
 }
 
 TEST_F(select_api, repeated_runs_are_identical) {
@@ -378,22 +419,17 @@ TEST_F(select_lookahead, wide_runs_4_byte_items) { check_pipelined<wide_pipeline
 TEST_F(select_lookahead, wide_runs_8_byte_items) { check_pipelined<wide_pipeline, std::uint64_t>(6); }
 
 TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
-  // Below lookahead_min_items the look-back kernel; from it on the pipelined one (4- and 8-byte items), here
-  // around its tiles: select_if's, the flags' and partition's.
+  // Up to count_then_compact_max_bytes the two kernels; past them the pipelined one (4- and 8-byte
+  // items), here around its tiles: select_if's, the flags' and partition's.
   const auto check = [&](auto type) {
     using T = decltype(type);
     using p = policy::select<T>;
-    const std::int64_t min_n = p::lookahead_min_items;
-    // Below lookahead_large_min_items the tiny tiles, from it the large.
-    const std::int64_t large_min = p::lookahead_large_min_items;
-    std::vector<std::int64_t> sizes{min_n - 1, min_n, large_min - 1, large_min, large_min + 1};
+    const std::int64_t min_n = p::count_then_compact_max_bytes / static_cast<std::int64_t>(sizeof(T)) + 1;
+    std::vector<std::int64_t> sizes{min_n - 1, min_n};
     for (const std::int64_t tile :
-         {p::lookahead::tile_items, p::lookahead_flags::tile_items, p::lookahead_partition::tile_items,
-          p::lookahead_tiny::tile_items, p::lookahead_flags_tiny::tile_items, p::lookahead_partition_tiny::tile_items}) {
+         {p::lookahead::tile_items, p::lookahead_flags::tile_items, p::lookahead_partition::tile_items}) {
       const std::int64_t whole = (min_n + tile - 1) / tile * tile;
       for (const std::int64_t n : {whole - 1, whole, whole + 1, whole + 7 * tile + 3}) sizes.push_back(n);
-      const std::int64_t past_large_min = large_min / tile * tile + tile;  // the first whole tile past large_min
-      for (const std::int64_t n : {past_large_min - 1, past_large_min, past_large_min + 1}) sizes.push_back(n);
     }
     for (const std::int64_t n : sizes) {
       if (n > max_test_size()) continue;
@@ -410,7 +446,8 @@ TEST_F(select_lookahead, public_calls_around_the_switch_and_its_tiles) {
 
 TEST_F(select_lookahead, unaligned_flags_take_the_look_back_kernel) {
   // Flags one byte past 16-byte alignment: the pipelined kernel's bulk copies cannot read them.
-  const std::int64_t n = std::min<std::int64_t>(max_test_size(), policy::select<std::uint32_t>::lookahead_min_items + 5);
+  using p = policy::select<std::uint32_t>;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), p::count_then_compact_max_bytes / 4 + 5);
   auto rng = make_rng(9);
   const cuda_stream stream;
   const auto in = random_values<std::uint32_t>(n, rng);

@@ -2,9 +2,10 @@
 // Stream compaction: select_if (a predicate), select_flagged (a flag array, nonzero keeps) and
 // partition (kept items first, in input order, then the rejected ones from the end backwards, as
 // cub::DevicePartition::If places them). Kept items keep their input order. One pass with decoupled
-// look-back (select/select_kernel.cuh), or, on Hopper and later from 2^16 4-byte or 2^17 8-byte items,
-// on the scan's look-ahead pipeline (select/select_lookahead_kernel.cuh); the number kept goes to device
-// memory, so nothing here synchronises the host (selected_count reads it back).
+// look-back (select/select_kernel.cuh), or, on Hopper and later, on the scan's look-ahead pipeline
+// (select/select_lookahead_kernel.cuh); arrays of up to 4 MiB in two kernels that count, then compact
+// (select/select_kernel.cuh). The number kept goes to device memory, so nothing here synchronises the
+// host (selected_count reads it back).
 //
 // Value types: any trivially copyable type of 1, 2, 4, 8 or 16 bytes. Temporary storage as in CUB
 // (null pointer first), or from a stream-ordered allocator in the overloads without it. The output
@@ -15,6 +16,7 @@
 #include <lookback/algorithms/select/selectors.cuh>
 #include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/detail/clear_then_launch.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/detail/size_policy.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/device_buffer.cuh>
@@ -35,6 +37,35 @@ inline constexpr bool selectable =
     std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
                                         sizeof(T) == 16);
 
+/// Nothing to select: the count is zero.
+inline void select_nothing(std::int64_t* d_num_selected, cudaStream_t stream) {
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_num_selected, 0, sizeof(std::int64_t), stream));
+}
+
+/// Small arrays' compaction in two kernels with Policy's tiles (select/select_kernel.cuh): each tile's
+/// count, then the tiles compacted at the offsets the counts before them give. No storage to clear.
+template <class Policy, bool Partition, class T, class Selector>
+void count_then_compact(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector,
+                        T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+  static_assert(selectable<T>, "compaction takes trivially copyable values of 1, 2, 4, 8 or 16 bytes");
+  using device::count_t;
+  lookback::detail::check_item_count(num_items, "lookback::select");
+  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+  const lookback::detail::temp_layout layout{
+      lookback::detail::aligned_array_bytes<count_t>(static_cast<std::size_t>(tiles))};
+  if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
+  if (num_items == 0) return select_nothing(d_num_selected, stream);
+  count_t* const d_counts = lookback::detail::align_for<count_t>(layout.part(d_temp_storage, 0));
+  const auto grid = static_cast<unsigned>(tiles);
+  device::count_kept_kernel<Policy><<<grid, Policy::threads, 0, stream>>>(d_in, selector, num_items, d_counts,
+                                                                        thread::aligned16(d_in));
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
+  lookback::detail::launch_dependent(device::compact_after_counts_kernel<Policy, Partition, T, Selector>, dim3(grid),
+                                     dim3(Policy::threads), 0, stream, d_in, selector, d_out, d_num_selected,
+                                     num_items, static_cast<const count_t*>(d_counts), thread::aligned16(d_in),
+                                     thread::aligned16(d_out));
+}
+
 /// The compaction with an explicit tuning policy (the benchmarks compare policies through it).
 template <class Policy, bool Partition, class T, class Selector>
 void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector,
@@ -45,10 +76,7 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
   const lookback::detail::temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
-  if (num_items == 0) {
-    LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_num_selected, 0, sizeof(std::int64_t), stream));
-    return;
-  }
+  if (num_items == 0) return select_nothing(d_num_selected, stream);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
   lookback::detail::clear_then_launch(
       d_temp_storage, layout.total(), device::select_kernel<Policy, Partition, T, Selector, status_array>,
@@ -57,12 +85,25 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
       thread::aligned16(d_in), thread::aligned16(d_out));
 }
 
-/// Tiles sized for the wider of the values and the flags (Sized), which share the staging; on Hopper
-/// and later, from policy::select<Sized>::lookahead_min_items on, the pipelined kernel where it applies.
+/// Tiles sized for the wider of the values and the flags (Sized), which share the staging: small arrays
+/// in two kernels; past them, on Hopper and later, the pipelined kernel where it applies, else the
+/// look-back.
 template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
   using policies = policy::select<Sized>;
+  constexpr auto width = static_cast<std::int64_t>(sizeof(Sized));
+  if (num_items <= policies::count_then_compact_max_bytes / width) {
+    const auto counted = [&](auto tiles) {
+      count_then_compact<decltype(tiles), Partition>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out,
+                                                     d_num_selected, num_items, stream);
+    };
+    if (num_items <= policies::count_then_compact_small_max_bytes / width)
+      counted(typename policies::count_then_compact_small{});
+    else
+      counted(typename policies::count_then_compact{});
+    return;
+  }
   const auto look_back = [&](void* d_temp, std::size_t& bytes) {
     lookback::detail::with_size_policy<policies>(num_items, [&](auto policy) {
       run_with_policy<decltype(policy), Partition>(d_temp, bytes, d_in, selector, d_out, d_num_selected, num_items,
@@ -86,12 +127,7 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
                                              stream);
       return true;
     };
-    using size = lookahead_size;
-    if (num_items >= policies::lookahead_min_items &&
-        (num_items < policies::lookahead_large_min_items
-             ? pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::tiny>{})
-             : pipelined_run(select_lookahead_policy<policies, Partition, Selector, size::large>{})))
-      return;
+    if (pipelined_run(select_lookahead_policy<policies, Partition, Selector>{})) return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
 }

@@ -82,9 +82,8 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
       scan_lookahead<chosen, Exclusive>(d_temp_storage, d_in, d_out, init, op, num_items, 0, stream);
       return true;
     };
-    if (num_items >= policies::lookahead_min_items &&
-        (num_items <= policies::lookahead_small_max_items ? pipelined(typename policies::lookahead_small{})
-                                                          : pipelined(typename policies::lookahead{})))
+    if (num_items <= policies::lookahead_small_max_items ? pipelined(typename policies::lookahead_small{})
+                                                         : pipelined(typename policies::lookahead{}))
       return;
   }
   look_back(d_temp_storage, temp_storage_bytes);

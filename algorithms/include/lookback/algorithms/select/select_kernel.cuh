@@ -3,9 +3,12 @@
 // offset through the decoupled look-back (the scan's machinery, over counts), and stores its kept
 // items, staged in shared memory so that the global stores are contiguous. About n reads plus k
 // writes. Partition also stores the rejected items, from the end of the output backwards (CUB's
-// order), which needs no total before the last tile.
+// order), which needs no total before the last tile. Small arrays take two kernels instead (at the
+// end of this file), which learn each tile's offset from counts rather than a look-back.
+#include <lookback/primitives/block/block_reduce.cuh>
 #include <lookback/primitives/block/block_scan.cuh>
 #include <lookback/primitives/block/warp_transpose_io.cuh>
+#include <lookback/primitives/detail/dependent_launch.cuh>
 #include <lookback/primitives/operators.cuh>
 #include <lookback/primitives/thread/l2_prefetch.cuh>
 #include <lookback/primitives/thread/vector16.cuh>
@@ -94,47 +97,50 @@ __device__ __forceinline__ void stage_and_store(const T (&items)[Policy::items_p
   }
 }
 
-template <class Policy, bool Partition, class T, class Selector, class StatusArray>
-__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
-    select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
-                  StatusArray tiles, unsigned* d_tile_counter, bool aligned, bool out_aligned) {
-  constexpr int items_per_thread = Policy::items_per_thread;
-  constexpr int tile_items = Policy::tile_items;
-  using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
-  using block_scan = block::scan<int, Policy::threads>;
-  constexpr std::size_t compacted_bytes =
+/// A compaction tile's shared memory: the staging (loads of items, then of flags, then the compacted
+/// tile, each done with before the next), the counts' block scan and reduction, the tile's output
+/// offset and id.
+template <class Policy, class T, class Selector>
+struct tile_storage {
+  using io = block::warp_transpose_io<T, Policy::threads, Policy::items_per_thread>;
+  static constexpr std::size_t compacted_bytes =
       (staging_index<pads_staging<T>>(staging_slots<Policy, T> - 1) + 1) * sizeof(T);
-  constexpr std::size_t loads_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
-                                          ? sizeof(typename io::storage)
-                                          : Selector::template shared_bytes<Policy>;
-  constexpr std::size_t staging_bytes = loads_bytes > compacted_bytes ? loads_bytes : compacted_bytes;
-  struct storage {
-    // Loads of items, then of flags, then the compacted tile: each done with it before the next.
-    alignas(16) unsigned char staging[staging_bytes];
-    typename block_scan::storage scan;
-    count_t tile_prefix;
-    unsigned tile_id;
-  };
-  __shared__ storage s;
+  static constexpr std::size_t loads_bytes = sizeof(typename io::storage) > Selector::template shared_bytes<Policy>
+                                                 ? sizeof(typename io::storage)
+                                                 : Selector::template shared_bytes<Policy>;
+  static constexpr std::size_t staging_bytes = loads_bytes > compacted_bytes ? loads_bytes : compacted_bytes;
 
-  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id, [&](std::int64_t id) {
-    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, tile_items, n);
-    selector.template prefetch_tile_ahead<Policy>(id, n);
-  });
-  const std::int64_t base = tile * tile_items;
-  const int valid = tile::items_in_tile(tile, tile_items, n);
-  const bool vectors = Policy::vector_access && aligned;
+  alignas(16) unsigned char staging[staging_bytes];
+  typename block::scan<int, Policy::threads>::storage scan;
+  typename block::reduce<count_t, Policy::threads>::storage reduce;
+  count_t tile_prefix;
+  unsigned tile_id;
+};
 
-  T items[items_per_thread];
+/// Loads the tile of `valid` items at `base` and decides which it keeps: bit k of the result, the
+/// thread's item k.
+template <class Policy, class T, class Selector>
+__device__ __forceinline__ unsigned load_and_decide(const T* d_in, const Selector& selector, std::int64_t base,
+                                                    int valid, T (&items)[Policy::items_per_thread],
+                                                    tile_storage<Policy, T, Selector>& s, bool vectors) {
+  using io = typename tile_storage<Policy, T, Selector>::io;
   io::load(d_in + base, valid, items, T{}, *reinterpret_cast<typename io::storage*>(s.staging), vectors);
-  static_assert(items_per_thread <= 32, "a thread's decisions are the bits of one word");
-  const unsigned keep = selector.template decide<Policy>(base, valid, items, s.staging);
+  static_assert(Policy::items_per_thread <= 32, "a thread's decisions are the bits of one word");
+  return selector.template decide<Policy>(base, valid, items, s.staging);
+}
 
+/// The rest of a tile once its decisions are made: the block's counts scanned, the tile's output offset
+/// found by `find_prefix(block_kept)` (every thread calls it; it leaves the offset in s.tile_prefix), the
+/// kept (and partition's rejected) items staged and stored, and the count written by the last tile.
+template <class Policy, bool Partition, class T, class Selector, class FindPrefix>
+__device__ __forceinline__ void compact_tile(const T (&items)[Policy::items_per_thread], unsigned keep,
+                                             std::int64_t base, int valid, std::int64_t n, T* d_out,
+                                             std::int64_t* d_num_selected, bool out_aligned,
+                                             tile_storage<Policy, T, Selector>& s, FindPrefix find_prefix) {
   const int kept = __popc(keep);
   int block_kept;
-  const int kept_before = block_scan::exclusive(kept, sum{}, 0, block_kept, s.scan);
-  tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, static_cast<count_t>(block_kept), sum{},
-                                                        count_t{0}, count_t{0}, s.tile_prefix);
+  const int kept_before = block::scan<int, Policy::threads>::exclusive(kept, sum{}, 0, block_kept, s.scan);
+  find_prefix(block_kept);
   // Also orders every warp's staging reads before the compacted tile overwrites the staging.
   __syncthreads();
 
@@ -145,14 +151,74 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // share is of a whole tile, a constant: as a share of `valid` (keeping it live) or through a lambda,
   // the command's select_if kernel (a run-time comparison) spilled 36 bytes, not 8, and ran 2-3% slower.
   const int staged_items = Partition ? valid : block_kept;
-  if (pads_staging<T> && staged_items * 100 > tile_items * Policy::padded_staging_percent) {
+  if (pads_staging<T> && staged_items * 100 > Policy::tile_items * Policy::padded_staging_percent) {
     stage_and_store<Policy, Partition, pads_staging<T>>(items, keep, kept_before, block_kept, prefix, base, valid,
                                                         n, staged, d_out, vector_store);
   } else {
     stage_and_store<Policy, Partition, false>(items, keep, kept_before, block_kept, prefix, base, valid, n, staged,
                                               d_out, vector_store);
   }
-  if (threadIdx.x == 0 && base + tile_items >= n) *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
+  if (threadIdx.x == 0 && base + Policy::tile_items >= n)
+    *d_num_selected = static_cast<std::int64_t>(prefix + block_kept);
+}
+
+template <class Policy, bool Partition, class T, class Selector, class StatusArray>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
+    select_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected, std::int64_t n,
+                  StatusArray tiles, unsigned* d_tile_counter, bool aligned, bool out_aligned) {
+  __shared__ tile_storage<Policy, T, Selector> s;
+  const std::int64_t tile = tile::acquire_tile(d_tile_counter, s.tile_id, [&](std::int64_t id) {
+    thread::prefetch_tile_ahead<Policy::prefetch_tiles>(d_in, id, Policy::tile_items, n);
+    selector.template prefetch_tile_ahead<Policy>(id, n);
+  });
+  const std::int64_t base = tile * Policy::tile_items;
+  const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
+  T items[Policy::items_per_thread];
+  const unsigned keep =
+      load_and_decide<Policy>(d_in, selector, base, valid, items, s, Policy::vector_access && aligned);
+  compact_tile<Policy, Partition>(items, keep, base, valid, n, d_out, d_num_selected, out_aligned, s, [&](int block_kept) {
+    tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, static_cast<count_t>(block_kept), sum{},
+                                                          count_t{0}, count_t{0}, s.tile_prefix);
+  });
+}
+
+/// Compaction of arrays small enough to stay in L2, in two kernels and no storage to clear (as the
+/// scan's, primitives/device/reduce_then_scan_kernels.cuh): the first counts what each tile keeps.
+/// Lets the second launch at once.
+template <class Policy, class T, class Selector>
+__global__ void __launch_bounds__(Policy::threads)
+    count_kept_kernel(const T* d_in, Selector selector, std::int64_t n, count_t* d_counts, bool aligned) {
+  lookback::detail::allow_dependent_launch();
+  __shared__ tile_storage<Policy, T, Selector> s;
+  const std::int64_t tile = blockIdx.x;
+  T items[Policy::items_per_thread];
+  const unsigned keep = load_and_decide<Policy>(d_in, selector, tile * Policy::tile_items,
+                                                tile::items_in_tile(tile, Policy::tile_items, n), items, s,
+                                                Policy::vector_access && aligned);
+  const count_t kept = block::reduce<count_t, Policy::threads>::run(__popc(keep), sum{}, count_t{0}, s.reduce);
+  if (threadIdx.x == 0) d_counts[tile] = kept;
+}
+
+/// The second, launched dependent on count_kept_kernel over the same tiles: loads its tile and decides
+/// while the counting runs (neither reads what that kernel writes), then waits for it and takes its
+/// output offset from the counts of the tiles before.
+template <class Policy, bool Partition, class T, class Selector>
+__global__ void __launch_bounds__(Policy::threads)
+    compact_after_counts_kernel(const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected,
+                                std::int64_t n, const count_t* d_counts, bool aligned, bool out_aligned) {
+  __shared__ tile_storage<Policy, T, Selector> s;
+  const std::int64_t tile = blockIdx.x;
+  const std::int64_t base = tile * Policy::tile_items;
+  const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
+  T items[Policy::items_per_thread];
+  const unsigned keep =
+      load_and_decide<Policy>(d_in, selector, base, valid, items, s, Policy::vector_access && aligned);
+  compact_tile<Policy, Partition>(items, keep, base, valid, n, d_out, d_num_selected, out_aligned, s, [&](int) {
+    lookback::detail::wait_for_prior_grid();
+    const count_t before =
+        block::reduce<count_t, Policy::threads>::first_values(d_counts, tile, sum{}, count_t{0}, s.reduce);
+    if (threadIdx.x == 0) s.tile_prefix = before;
+  });
 }
 
 }  // namespace lookback::select::device

@@ -18,21 +18,13 @@ namespace lookback::select::detail {
 template <class T>
 inline constexpr bool lookahead_candidate = sizeof(T) == 4 || sizeof(T) == 8;
 
-/// The pipelined policies' sizes: below Policies::lookahead_large_min_items, tiny; from it, large.
-enum class lookahead_size { tiny, large };
-
-template <lookahead_size Size, class Tiny, class Large>
-using by_lookahead_size = std::conditional_t<Size == lookahead_size::tiny, Tiny, Large>;
-
 /// The pipelined policy: tiles of its own for partition, and for flags (fewer stages, so that they fit
-/// beside), at each size.
-template <class Policies, bool Partition, class Selector, lookahead_size Size = lookahead_size::large>
-using select_lookahead_policy = std::conditional_t<
-    Partition,
-    by_lookahead_size<Size, typename Policies::lookahead_partition_tiny, typename Policies::lookahead_partition>,
-    std::conditional_t<device::staged_flags<Selector>::present,
-                       by_lookahead_size<Size, typename Policies::lookahead_flags_tiny, typename Policies::lookahead_flags>,
-                       by_lookahead_size<Size, typename Policies::lookahead_tiny, typename Policies::lookahead>>>;
+/// beside).
+template <class Policies, bool Partition, class Selector>
+using select_lookahead_policy =
+    std::conditional_t<Partition, typename Policies::lookahead_partition,
+                       std::conditional_t<device::staged_flags<Selector>::present, typename Policies::lookahead_flags,
+                                          typename Policies::lookahead>>;
 
 template <class Policy, bool Partition, class T, class Selector>
 inline constexpr auto select_lookahead_kernel_for =

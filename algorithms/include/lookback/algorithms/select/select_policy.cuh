@@ -206,6 +206,23 @@
 //       0.0066, 0.0066 / 0.0066 / 0.0067, 0.0069 / 0.0070 / 0.0071, 0.0078 / 0.0078 / 0.0080. Flags at 2^16:
 //       4x63x5 0.0071 / 0.0072 / 0.0078, 4x39x8 0.0066 / 0.0067 / 0.0070, 4x31x6 0.0065 / 0.0065 / 0.0066.
 //       Hence tiny tiles for 4-byte items too, below the same 2^19: 4x31x8, 4x31x6 and 4x15x8.
+//   Arrays of up to 4 MiB in two kernels that need no clearing (select/select_kernel.cuh: each tile's count,
+//     then a kernel launched dependent on it that loads and decides its tile before it waits, then takes
+//     its offset from the counts before it), as the scan's small arrays (policy/scan_policy.cuh). Main
+//     rows, one run at a3cbd55 plus the change, 16 KiB tiles (256 x 16, uint64 128 x 16), 1% / 50% / 99%
+//     kept, ms, CUB beside: uint32 2^16 select_if 0.0063 / 0.0064 / 0.0066 (1.26x-1.29x), select_flagged
+//     0.0058 / 0.0060 / 0.0062 (1.30x-1.34x), partition 0.0074 / 0.0074 / 0.0071 (0.98x-1.02x); 2^20
+//     select_if 0.0078 / 0.0080 / 0.0087 (1.27x-1.30x), select_flagged 0.0072 / 0.0074 / 0.0081 (1.32x-1.40x),
+//     partition 0.0098 / 0.0096 / 0.0092 (1.08x-1.13x); uint64 2^16 select_if 0.0064 / 0.0066 / 0.0068
+//     (1.15x-1.16x), partition 0.0074 / 0.0075 / 0.0073 (0.99x-1.04x). Tile shapes, the next run:
+//     uint32 2^16 / 2^18 / 2^20, select_if 256x16 0.0063-0.0066 / 0.0065-0.0068 / 0.0078-0.0086, 256x8
+//     0.0058-0.0059 / 0.0061-0.0062 / 0.0084-0.0091, 128x8 0.0058-0.0059 / 0.0061-0.0062 / 0.0088-0.0093;
+//     flags 256x16 0.0058-0.0061 / 0.0059-0.0062 / 0.0072-0.0080, 256x8 0.0058-0.0059 / 0.0061-0.0062 /
+//     0.0083-0.0091, 128x8 0.0057-0.0058 / 0.0060-0.0061 / 0.0094-0.0101; partition 256x16 0.0070-0.0073 /
+//     0.0073-0.0075 / 0.0091-0.0097, 256x8 0.0064-0.0065 / 0.0066-0.0067 / 0.0096-0.0102, 128x8 0.0063 /
+//     0.0066-0.0067 / 0.0096-0.0101. uint64 128x16 at 2^16 / 2^18 / 2^19: select_if 0.0064-0.0068 /
+//     0.0068-0.0073 / 0.0077-0.0089, flags 0.0058-0.0062 / 0.0063-0.0068 / 0.0072-0.0084, partition
+//     0.0072-0.0075 / 0.0077-0.0080. Hence 8 KiB tiles up to 1 MiB (more tiles than SMs), 16 KiB to 4 MiB.
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/tile/tile_status.cuh>
 
@@ -254,27 +271,25 @@ struct select {
   using small = std::conditional_t<sizeof(T) <= 4, select_config<384, 16, true, 1100, 4>, large>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 21;
   /// The pipelined compaction, where it applies (Hopper and later, 4- and 8-byte items, aligned input
-  /// and flags, its stages fitting shared memory): from lookahead_min_items on. 4-byte items:
+  /// and flags, its stages fitting shared memory) past count_then_compact_max_bytes. 4-byte items:
   /// select_if's tiles of 31.5 KiB in six stages; select_flagged's of 31.5 KiB in five (byte flags
   /// beside: 39 KiB a stage); partition's of 19.5 KiB in eight (measured faster than larger ones).
-  /// 8-byte items, from lookahead_large_min_items on: tiles of 31 KiB, six stages (flags: five).
+  /// 8-byte items: tiles of 31 KiB, six stages (flags: five). (Its tiny tiles of 7.5 to 23 KiB below 2^19
+  /// items, measured above, gave way to the two kernels.)
   static constexpr bool wide = sizeof(T) == 8;
   using lookahead = std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 63, 6>>;
   using lookahead_flags = std::conditional_t<wide, select_lookahead_config<4, 31, 5>, select_lookahead_config<4, 63, 5>>;
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
-  /// Below lookahead_large_min_items (2^19), tiny tiles: where the large ones would be a few dozen or
-  /// fewer, more tiles spread the work over more SMs. 8-byte items (measured level or faster than 47 KiB
-  /// tiles up to 2^18): 15 KiB (select_if), 23 KiB (flags, with theirs) and 19 KiB (partition) in eight,
-  /// six and eight stages. 4-byte items (partition's 4 x 39 x 8 at 0.97x-0.98x CUB at 2^16): 15.5 KiB
-  /// in eight stages, 15.5 KiB with their flags in six, 7.5 KiB in eight.
-  using lookahead_tiny = std::conditional_t<wide, select_lookahead_config<4, 15, 8>, select_lookahead_config<4, 31, 8>>;
-  using lookahead_flags_tiny =
-      std::conditional_t<wide, select_lookahead_config<4, 23, 6>, select_lookahead_config<4, 31, 6>>;
-  using lookahead_partition_tiny =
-      std::conditional_t<wide, select_lookahead_config<4, 19, 8>, select_lookahead_config<4, 15, 8>>;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 16;
-  static constexpr std::int64_t lookahead_large_min_items = std::int64_t{1} << 19;
+  /// Up to count_then_compact_max_bytes (of the wider of values and flags), two kernels that need no
+  /// clearing (select/select_kernel.cuh): tiles of 8 KiB up to count_then_compact_small_max_bytes, where
+  /// more tiles spread the work over more SMs (1-byte items 4 KiB, whole vectors), then 16 KiB, the
+  /// large look-back tiles' shape.
+  using count_then_compact_small =
+      select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) == 1 ? 16 : (sizeof(T) <= 8 ? 8 : 4), true, 0>;
+  using count_then_compact = select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 0>;
+  static constexpr std::int64_t count_then_compact_small_max_bytes = std::int64_t{1} << 20;
+  static constexpr std::int64_t count_then_compact_max_bytes = std::int64_t{4} << 20;
 };
 
 }  // namespace lookback::policy

@@ -4,6 +4,8 @@
 // __syncthreads() first).
 #include <lookback/primitives/warp/warp_reduce.cuh>
 
+#include <cstdint>
+
 namespace lookback::block {
 
 template <class T, int Threads>
@@ -27,6 +29,19 @@ struct reduce {
       total = warp::reduce(lane < warps ? s.warp_totals[lane] : identity, op);
     }
     return total;
+  }
+
+  /// The first `count` values of `d_values` combined in order: each thread folds a run of consecutive
+  /// values (a single one while count <= Threads), so that their loads all go out at once, then run()
+  /// combines the threads' folds. Only thread 0's result is defined.
+  template <class Op>
+  __device__ static T first_values(const T* d_values, std::int64_t count, Op op, const T& identity, storage& s) {
+    const std::int64_t run_length = (count + Threads - 1) / Threads;
+    const std::int64_t begin = threadIdx.x * run_length;
+    const std::int64_t end = begin + run_length < count ? begin + run_length : count;
+    T folded = identity;
+    for (std::int64_t i = begin; i < end; ++i) folded = op(folded, d_values[i]);
+    return run(folded, op, identity, s);
   }
 };
 

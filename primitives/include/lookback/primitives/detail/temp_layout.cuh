@@ -3,6 +3,7 @@
 // and the real call build the same layout from the same arguments, so they always agree; the total is
 // never zero, so a real call can never be mistaken for a query.
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,20 @@ class temp_layout {
   std::vector<std::size_t> offsets_;
   std::size_t total_ = 0;
 };
+
+/// Bytes for `count` items of T placed by align_for in storage of any alignment (a caller's storage
+/// may be carved from a larger allocation).
+template <class T>
+constexpr std::size_t aligned_array_bytes(std::size_t count) {
+  return count * sizeof(T) + alignof(T);
+}
+
+/// The first address at or past `p` aligned for T.
+template <class T>
+T* align_for(void* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<T*>((address + alignof(T) - 1) / alignof(T) * alignof(T));
+}
 
 inline void check_item_count(long long n, const char* who) {
   if (n < 0) throw std::invalid_argument(std::string(who) + ": negative item count " + std::to_string(n));

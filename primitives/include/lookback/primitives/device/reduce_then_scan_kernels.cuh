@@ -45,21 +45,6 @@ __global__ void __launch_bounds__(Policy::threads)
   if (threadIdx.x == 0) d_aggregates[tile] = total;
 }
 
-/// The aggregates of tiles [0, tile) combined in order, by the whole block: each thread folds a run of
-/// consecutive aggregates (a single one while there are no more tiles than threads), so that their
-/// loads all go out at once, then the block reduces the threads' folds in order. Only thread 0's
-/// result is defined.
-template <int Threads, class T, class Op>
-__device__ __forceinline__ T aggregates_before(const T* d_aggregates, std::int64_t tile, Op op, const T& identity,
-                                               typename block::reduce<T, Threads>::storage& s) {
-  const std::int64_t run = (tile + Threads - 1) / Threads;
-  const std::int64_t begin = threadIdx.x * run;
-  const std::int64_t end = begin + run < tile ? begin + run : tile;
-  T folded = identity;
-  for (std::int64_t t = begin; t < end; ++t) folded = op(folded, d_aggregates[t]);
-  return block::reduce<T, Threads>::run(folded, op, identity, s);
-}
-
 /// Launched dependent on tile_aggregates_kernel over the same tiles: each tile's results, and the
 /// total after the last tile where `init` carries one.
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
@@ -83,7 +68,7 @@ __global__ void __launch_bounds__(Policy::threads)
   const T thread_prefix = block_scan::exclusive(fold_run(items, op), op, identity, block_total, s_scan);
 
   lookback::detail::wait_for_prior_grid();
-  const T before = aggregates_before<Policy::threads>(d_aggregates, tile, op, identity, s_reduce);
+  const T before = block::reduce<T, Policy::threads>::first_values(d_aggregates, tile, op, identity, s_reduce);
   if (threadIdx.x == 0) {
     const T prefix = op(lookback::detail::initial_value(init), before);
     s_tile_prefix = prefix;

@@ -130,6 +130,14 @@
 //       this scan 0.0072-0.0075 / 0.0077 / 0.0101 / 0.0140, CUB 0.0073 / 0.0084 / 0.0114 / 0.0161-0.0162.
 //     Up to 4 MiB (uint32 2^20, 1.4x CUB) the two kernels win; from 8 MiB (uint32 2^21 level, uint64 2^20
 //     10% slower) the look-back does, whose arrays no longer all sit in L2 between two reads.
+//     Each tile's prefix then folded by the whole block (each thread one aggregate while there are no
+//     more tiles than threads) instead of one warp (a lane's run of aggregates loaded one after
+//     another: 16 at 2^20 in 256 x 8 tiles), one run at a3cbd55: uint32 at 2^16 / 2^18 / 2^20 / 2^21 /
+//     2^22 256x8 0.0052 / 0.0054 / 0.0068 / - / -, 256x16 0.0056 / 0.0056 / 0.0069 / 0.0094 / 0.0154,
+//     512x16 0.0060 / 0.0061 / 0.0073 / 0.0091 / 0.0145, 1024x8 0.0062 / 0.0062 / 0.0073 / 0.0097 /
+//     0.0162; uint64 at 2^16 / 2^18 / 2^19 / 2^20 / 2^21 256x8 0.0059 / 0.0063 / 0.0075 / 0.0110 /
+//     0.0168, 128x16 0.0059 / 0.0064 / 0.0080 / 0.0106 / 0.0167. Main table of the same run (256x16):
+//     uint32 2^20 0.0068 ms, 1.44x CUB (float32 1.45x). 256 x 8 taken for every width up to 8 bytes.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -193,18 +201,18 @@ struct scan {
       sizeof(T) <= 4, scan_config<256, 16, true, 1100, tile::default_descriptor<T>, 8, 200>,
       std::conditional_t<sizeof(T) <= 8, scan_config<128, 16, false, 1100, tile::default_descriptor<T>, 0, 200>, small>>;
   static constexpr std::int64_t small_max_items = std::int64_t{1} << 22;
-  /// The pipelined scan, where it applies (Hopper and later, aligned arrays): from lookahead_min_items
-  /// on, tiles of about 32 KiB in six stages; 8-byte values up to lookahead_small_max_items in tiles of
-  /// 47 KiB in four stages, so that 2^20 items are one round of the grid's tiles rather than two.
+  /// The pipelined scan, where it applies (Hopper and later, aligned arrays) past the small arrays: tiles
+  /// of about 32 KiB in six stages; 8-byte values up to lookahead_small_max_items in tiles of 47 KiB in
+  /// four stages, so that 2^20 items are one round of the grid's tiles rather than two.
   using lookahead = std::conditional_t<sizeof(T) <= 4, scan_lookahead_config<4, 63, 6, 4>,
                                        scan_lookahead_config<4, 31, 6, 4>>;
   using lookahead_small = std::conditional_t<sizeof(T) <= 4, lookahead, scan_lookahead_config<4, 47, 4, 4>>;
-  static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
   static constexpr std::int64_t lookahead_small_max_items = std::int64_t{1} << 21;
-  /// Up to reduce_then_scan_max_bytes of items, every scan takes two kernels that need no clearing, in
-  /// tiles of 16 KiB for items of up to 8 bytes (wider ones 128 x 4, as the look-back's).
+  /// Up to reduce_then_scan_max_bytes of items, every scan takes two kernels that need no clearing:
+  /// 256 threads of 8 items for items of 4 and 8 bytes, of 16 for 1 and 2 bytes (whole 16-byte
+  /// vectors, not measured), wider ones 128 x 4 as the look-back's.
   using reduce_then_scan = reduce_then_scan_config<sizeof(T) <= 8 ? 256 : 128,
-                                                   sizeof(T) <= 4 ? 16 : (sizeof(T) <= 8 ? 8 : 4)>;
+                                                   sizeof(T) <= 2 ? 16 : (sizeof(T) <= 8 ? 8 : 4)>;
   static constexpr std::int64_t reduce_then_scan_max_bytes = std::int64_t{4} << 20;
 };
 

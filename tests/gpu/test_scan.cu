@@ -12,6 +12,7 @@
 
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -231,7 +232,10 @@ void check_look_back_policy(Op op, const T& init, const std::string& label) {
 class scan_api : public gpu_test {};
 
 TEST_F(scan_api, non_commutative_operator_on_every_descriptor_kind) {
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{300007}, std::int64_t{1} << 21}) {
+  // 2^18 and 2^20 - 2047 and 2^20: small arrays with more tiles than a block has threads, so that each
+  // thread folds a run of aggregates in order.
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{1} << 18, std::int64_t{300007},
+                               (std::int64_t{1} << 20) - 2047, std::int64_t{1} << 20, std::int64_t{1} << 21}) {
     if (n > max_test_size()) continue;
     for (const bool inclusive : {false, true}) {
       check_affine_scan<std::uint16_t>(n, inclusive);  // 4 bytes: value and status in one 8-byte word
@@ -306,16 +310,56 @@ TEST_F(scan_api, carried_prefix_across_chunks_of_every_size) {
 }
 
 TEST_F(scan_api, in_place) {
-  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 1234567);
-  auto rng = make_rng(5);
-  const io::host_array input = random_array(io::dtype::int32, n, distribution::small, rng);
-  const cuda_stream stream;
-  auto d_data = to_device(input.bytes, stream);
-  auto* d = reinterpret_cast<std::int32_t*>(d_data.data());
-  inclusive_scan(d, d, sum{}, n, stream.get());
-  const auto got = to_host(d_data);
-  const typed::scan_spec spec{io::dtype::int32, op_kind::sum, true, {}};
-  if (const auto e = scan_error(spec, input, got.data())) FAIL() << "element " << e->index << " is " << e->actual;
+  // A small array (two kernels) and a larger one (the pipelined scan).
+  for (const std::int64_t size : {std::int64_t{300007}, std::int64_t{1234567}}) {
+    const std::int64_t n = std::min<std::int64_t>(max_test_size(), size);
+    auto rng = make_rng(5 + static_cast<std::uint64_t>(size));
+    const io::host_array input = random_array(io::dtype::int32, n, distribution::small, rng);
+    const cuda_stream stream;
+    auto d_data = to_device(input.bytes, stream);
+    auto* d = reinterpret_cast<std::int32_t*>(d_data.data());
+    inclusive_scan(d, d, sum{}, n, stream.get());
+    const auto got = to_host(d_data);
+    const typed::scan_spec spec{io::dtype::int32, op_kind::sum, true, {}};
+    if (const auto e = scan_error(spec, input, got.data()))
+      FAIL() << "n=" << n << ": element " << e->index << " is " << e->actual;
+  }
+}
+
+/// Every size from 1 to 2^26 by steps of a quarter, and one either side of each size where a path or
+/// its tiles change.
+template <class T>
+std::vector<std::int64_t> sizes_across_every_switch() {
+  using p = policy::scan<T>;
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n = 1; n <= (std::int64_t{1} << 26); n += n / 4 + 1) sizes.push_back(n);
+  for (const std::int64_t edge : {p::reduce_then_scan_max_bytes / static_cast<std::int64_t>(sizeof(T)),
+                                  p::small_max_items, p::lookahead_small_max_items})
+    for (const std::int64_t n : {edge - 1, edge, edge + 1}) sizes.push_back(n);
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+template <class T, class Op>
+void expect_queries_never_shrink(const T& init, Op op, const char* label) {
+  std::size_t before = 0;
+  std::int64_t previous = 0;
+  for (const std::int64_t n : sizes_across_every_switch<T>()) {
+    std::size_t bytes = 0;
+    exclusive_scan(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), init, op, n);
+    EXPECT_GE(bytes, before) << label << ": " << n << " items need less than " << previous;
+    before = bytes;
+    previous = n;
+  }
+}
+
+// Callers size temporary storage once for their largest call and reuse it for smaller ones (the
+// streamed scan's last chunk), so no query may answer less for more items. Queries touch no device.
+TEST(scan_temporary_storage, never_shrinks_as_items_grow) {
+  expect_queries_never_shrink(std::uint8_t{0}, sum{}, "uint8");
+  expect_queries_never_shrink(std::uint32_t{0}, sum{}, "uint32");
+  expect_queries_never_shrink(std::uint64_t{0}, sum{}, "uint64");
+  expect_queries_never_shrink(affine<std::uint64_t>{1, 0}, compose{}, "16-byte affine");
 }
 
 TEST_F(scan_api, iterator_input_and_caller_allocator) {

@@ -363,6 +363,50 @@ TEST_F(select_api, repeated_runs_are_identical) {
   }
 }
 
+/// Bytes a query of `m` over n items of T answers (flags of one byte).
+template <class T>
+std::size_t select_query(mode m, std::int64_t n) {
+  std::size_t bytes = 0;
+  const T* in = nullptr;
+  T* out = nullptr;
+  std::int64_t* count = nullptr;
+  if (m == mode::select_if) select_if(nullptr, bytes, in, out, count, n, keep_below<T>{50});
+  if (m == mode::flagged) select_flagged(nullptr, bytes, in, static_cast<const std::uint8_t*>(nullptr), out, count, n);
+  if (m == mode::partition) partition(nullptr, bytes, in, out, count, n, keep_below<T>{50});
+  return bytes;
+}
+
+template <class T>
+void expect_select_queries_never_shrink() {
+  using p = policy::select<T>;
+  const auto width = static_cast<std::int64_t>(sizeof(T));
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n = 1; n <= (std::int64_t{1} << 26); n += n / 4 + 1) sizes.push_back(n);
+  for (const std::int64_t edge : {p::count_then_compact_small_max_bytes / width, p::count_then_compact_max_bytes / width,
+                                  p::small_max_items})
+    for (const std::int64_t n : {edge - 1, edge, edge + 1}) sizes.push_back(n);
+  std::sort(sizes.begin(), sizes.end());
+  for (const mode m : {mode::select_if, mode::flagged, mode::partition}) {
+    std::size_t before = 0;
+    for (const std::int64_t n : sizes) {
+      const std::size_t bytes = select_query<T>(m, n);
+      EXPECT_GE(bytes, before) << mode_name(m) << " of " << sizeof(T) << "-byte values: " << n << " items need less";
+      before = bytes;
+    }
+  }
+}
+
+// Callers size temporary storage once for their largest call and reuse it for smaller ones (the
+// streamed compaction's last chunk), so no query may answer less for more items. Queries touch no
+// device.
+TEST(select_temporary_storage, never_shrinks_as_items_grow) {
+  expect_select_queries_never_shrink<std::uint8_t>();
+  expect_select_queries_never_shrink<std::uint16_t>();
+  expect_select_queries_never_shrink<std::uint32_t>();
+  expect_select_queries_never_shrink<std::uint64_t>();
+  expect_select_queries_never_shrink<quad>();
+}
+
 TEST_F(select_api, temporary_storage_too_small_is_rejected) {
   const cuda_stream stream;
   device_buffer<std::uint32_t> d(1000, stream);

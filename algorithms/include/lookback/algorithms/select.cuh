@@ -85,12 +85,24 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
       thread::aligned16(d_in), thread::aligned16(d_out));
 }
 
-/// Tiles sized for the wider of the values and the flags (Sized), which share the staging: small arrays
-/// in two kernels; past them, on Hopper and later, the pipelined kernel where it applies, else the
-/// look-back.
+/// The largest temporary storage the small arrays' two kernels need, at either tile size's largest count.
+template <class Sized>
+std::size_t small_arrays_largest_temp() {
+  using policies = policy::select<Sized>;
+  using count_t = device::count_t;
+  const auto need = [](auto tiles, std::int64_t max_bytes) {
+    const std::int64_t items = max_bytes / static_cast<std::int64_t>(sizeof(Sized));
+    const auto count = static_cast<std::size_t>((items + decltype(tiles)::tile_items - 1) / decltype(tiles)::tile_items);
+    return lookback::detail::temp_layout{lookback::detail::aligned_array_bytes<count_t>(count)}.total();
+  };
+  return std::max(need(typename policies::count_then_compact_small{}, policies::count_then_compact_small_max_bytes),
+                  need(typename policies::count_then_compact{}, policies::count_then_compact_max_bytes));
+}
+
+/// The compaction on the path its size (and, past the small arrays, its arrays' alignment) picks.
 template <bool Partition, class Sized, class T, class Selector>
-void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
-         std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+void run_by_size(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector,
+                 T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
   using policies = policy::select<Sized>;
   constexpr auto width = static_cast<std::int64_t>(sizeof(Sized));
   if (num_items <= policies::count_then_compact_max_bytes / width) {
@@ -130,6 +142,18 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
     if (pipelined_run(select_lookahead_policy<policies, Partition, Selector>{})) return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
+}
+
+/// Tiles sized for the wider of the values and the flags (Sized), which share the staging: small arrays
+/// in two kernels; past them, on Hopper and later, the pipelined kernel where it applies, else the
+/// look-back. As the scan's (scan.cuh), no answer to a query is smaller than the small arrays' largest
+/// need, so that storage sized for a large call serves any smaller one.
+template <bool Partition, class Sized, class T, class Selector>
+void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
+         std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+  run_by_size<Partition, Sized>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out, d_num_selected, num_items,
+                                stream);
+  if (d_temp_storage == nullptr) temp_storage_bytes = std::max(temp_storage_bytes, small_arrays_largest_temp<Sized>());
 }
 
 template <class Flag>

@@ -51,12 +51,18 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
                     static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
 }
 
+template <class T>
+std::int64_t small_array_max_items() {
+  return policy::scan<T>::reduce_then_scan_max_bytes / static_cast<std::int64_t>(sizeof(T));
+}
+
+/// The scan on the path its size (and, past the small arrays, its arrays' alignment) picks.
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
-void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
-          std::int64_t num_items, cudaStream_t stream) {
+void scan_by_size(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
+                  Op op, std::int64_t num_items, cudaStream_t stream) {
   using T = init_value_t<Init>;
   using policies = policy::scan<T>;
-  if (num_items <= policies::reduce_then_scan_max_bytes / static_cast<std::int64_t>(sizeof(T))) {
+  if (num_items <= small_array_max_items<T>()) {
     scan_reduce_then_scan<typename policies::reduce_then_scan, Exclusive>(d_temp_storage, temp_storage_bytes, d_in,
                                                                          d_out, init, op, num_items, stream);
     return;
@@ -87,6 +93,21 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
       return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
+}
+
+/// A caller may size temporary storage once for its largest call and reuse it for smaller ones (the
+/// streamed scan's last chunk), so no answer to a query is smaller than the small arrays' largest need,
+/// which exceeds what the larger paths need just past them.
+template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
+void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
+          std::int64_t num_items, cudaStream_t stream) {
+  using T = init_value_t<Init>;
+  scan_by_size<Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items, stream);
+  if (d_temp_storage == nullptr) {
+    const temp_layout small = reduce_then_scan_layout<typename policy::scan<T>::reduce_then_scan, T>(
+        small_array_max_items<T>());
+    temp_storage_bytes = std::max(temp_storage_bytes, small.total());
+  }
 }
 
 template <class InputIt>

@@ -10,8 +10,9 @@ namespace lookback {
 
 template <class T>
 struct carried {
-  const T* d_prefix;  // read once, by the first tile
-  T* d_total;         // written once, by the last tile; must not alias d_prefix (ping-pong two slots)
+  const T* d_prefix;  // read by the first tile (by every tile, for small arrays)
+  T* d_total;         // written once, by the last tile, while other tiles may still read d_prefix: must
+                      // not alias it (ping-pong two slots)
 };
 
 namespace detail {

@@ -282,9 +282,10 @@ struct select {
   using lookahead_partition =
       std::conditional_t<wide, select_lookahead_config<4, 31, 6>, select_lookahead_config<4, 39, 8>>;
   /// Up to count_then_compact_max_bytes (of the wider of values and flags), two kernels that need no
-  /// clearing (select/select_kernel.cuh): tiles of 8 KiB up to count_then_compact_small_max_bytes, where
-  /// more tiles spread the work over more SMs (1-byte items 4 KiB, whole vectors), then 16 KiB, the
-  /// large look-back tiles' shape.
+  /// clearing (select/select_kernel.cuh): up to count_then_compact_small_max_bytes, where more tiles
+  /// spread the work over more SMs, 8 items a thread (8 KiB tiles of 4- and 8-byte items, 4 KiB of
+  /// 2-byte ones; 1-byte items 16, whole vectors, 4 KiB), past it the large look-back tiles' shape
+  /// (16 KiB of 4- and 8-byte items, 8 KiB of 2-byte, 4 KiB of 1-byte).
   using count_then_compact_small =
       select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) == 1 ? 16 : (sizeof(T) <= 8 ? 8 : 4), true, 0>;
   using count_then_compact = select_config<sizeof(T) <= 4 ? 256 : 128, sizeof(T) <= 8 ? 16 : 8, true, 0>;

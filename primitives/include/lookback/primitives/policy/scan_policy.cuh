@@ -71,7 +71,8 @@
 //       1.12, 4x27 7 stages 1.08, 2x63 1.05, 4x15 12 stages 1.30. 2^24 (large 0.0873): 0.0790.
 //     Fewer, larger stages win: what a block has in flight is what keeps DRAM busy; six stages of about
 //     32 KiB are what an SM's shared memory holds. Against the look-back, the pipelined scan is level
-//     up to 2^22 and faster beyond, so it takes over from 2^18 items (lookahead_min_items).
+//     up to 2^22 and faster beyond, so it took over from 2^18 items (since a3cbd55 the small arrays'
+//     two kernels take everything up to 4 MiB).
 //     H200, uint64 at 2^20 / 2^21 / 2^22, one run (CUB 2^20 0.0153 ms): 4x31 6 stages 0.0146 / 0.0180
 //       / 0.0304 (two rounds of the grid's tiles at 2^20), 4x47 4 stages 0.0117 / 0.0174 / 0.0317, 4x63 3
 //       stages 0.0120 / 0.0180 / 0.0325, 8x31 3 stages 0.0122 / 0.0171 / 0.0323: 4x47 up to 2^21

@@ -408,14 +408,18 @@ TEST(select_temporary_storage, never_shrinks_as_items_grow) {
 }
 
 TEST_F(select_api, temporary_storage_too_small_is_rejected) {
+  // The largest small array: there the query answers exactly what the call needs (smaller arrays are
+  // answered that same floor, and need less).
+  const std::int64_t n = policy::select<std::uint32_t>::count_then_compact_max_bytes / 4;
   const cuda_stream stream;
-  device_buffer<std::uint32_t> d(1000, stream);
+  device_buffer<std::uint32_t> d(static_cast<std::size_t>(n), stream);
+  device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n), stream);
   device_buffer<std::int64_t> d_count(1, stream);
   std::size_t bytes = 0;
-  select_if(nullptr, bytes, d.data(), d.data(), d_count.data(), 1000, keep_below<std::uint32_t>{50}, stream.get());
+  select_if(nullptr, bytes, d.data(), d_out.data(), d_count.data(), n, keep_below<std::uint32_t>{50}, stream.get());
   device_buffer<std::byte> d_temp(bytes, stream);
   std::size_t too_few = bytes - 1;
-  EXPECT_THROW(select_if(d_temp.data(), too_few, d.data(), d.data(), d_count.data(), 1000,
+  EXPECT_THROW(select_if(d_temp.data(), too_few, d.data(), d_out.data(), d_count.data(), n,
                          keep_below<std::uint32_t>{50}, stream.get()),
                std::invalid_argument);
 }

@@ -42,6 +42,13 @@ inline void select_nothing(std::int64_t* d_num_selected, cudaStream_t stream) {
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_num_selected, 0, sizeof(std::int64_t), stream));
 }
 
+/// The small arrays' temporary storage: each tile's count.
+template <class Policy>
+lookback::detail::temp_layout count_then_compact_layout(std::int64_t num_items) {
+  return lookback::detail::temp_layout{lookback::detail::aligned_array_bytes<device::count_t>(
+      static_cast<std::size_t>(lookback::detail::tile_count<Policy>(num_items)))};
+}
+
 /// Small arrays' compaction in two kernels with Policy's tiles (select/select_kernel.cuh): each tile's
 /// count, then the tiles compacted at the offsets the counts before them give. No storage to clear.
 template <class Policy, bool Partition, class T, class Selector>
@@ -50,13 +57,11 @@ void count_then_compact(void* d_temp_storage, std::size_t& temp_storage_bytes, c
   static_assert(selectable<T>, "compaction takes trivially copyable values of 1, 2, 4, 8 or 16 bytes");
   using device::count_t;
   lookback::detail::check_item_count(num_items, "lookback::select");
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
-  const lookback::detail::temp_layout layout{
-      lookback::detail::aligned_array_bytes<count_t>(static_cast<std::size_t>(tiles))};
+  const lookback::detail::temp_layout layout = count_then_compact_layout<Policy>(num_items);
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
   if (num_items == 0) return select_nothing(d_num_selected, stream);
   count_t* const d_counts = lookback::detail::align_for<count_t>(layout.part(d_temp_storage, 0));
-  const auto grid = static_cast<unsigned>(tiles);
+  const auto grid = static_cast<unsigned>(lookback::detail::tile_count<Policy>(num_items));
   device::count_kept_kernel<Policy><<<grid, Policy::threads, 0, stream>>>(d_in, selector, num_items, d_counts,
                                                                         thread::aligned16(d_in));
   LOOKBACK_CUDA_TRY(cudaGetLastError());
@@ -73,7 +78,7 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   static_assert(selectable<T>, "compaction takes trivially copyable values of 1, 2, 4, 8 or 16 bytes");
   using status_array = tile::status_array<device::count_t>;
   lookback::detail::check_item_count(num_items, "lookback::select");
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+  const std::int64_t tiles = lookback::detail::tile_count<Policy>(num_items);
   const lookback::detail::temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
   if (num_items == 0) return select_nothing(d_num_selected, stream);
@@ -89,14 +94,11 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
 template <class Sized>
 std::size_t small_arrays_largest_temp() {
   using policies = policy::select<Sized>;
-  using count_t = device::count_t;
-  const auto need = [](auto tiles, std::int64_t max_bytes) {
-    const std::int64_t items = max_bytes / static_cast<std::int64_t>(sizeof(Sized));
-    const auto count = static_cast<std::size_t>((items + decltype(tiles)::tile_items - 1) / decltype(tiles)::tile_items);
-    return lookback::detail::temp_layout{lookback::detail::aligned_array_bytes<count_t>(count)}.total();
-  };
-  return std::max(need(typename policies::count_then_compact_small{}, policies::count_then_compact_small_max_bytes),
-                  need(typename policies::count_then_compact{}, policies::count_then_compact_max_bytes));
+  constexpr auto width = static_cast<std::int64_t>(sizeof(Sized));
+  using small_tiles = typename policies::count_then_compact_small;
+  using large_tiles = typename policies::count_then_compact;
+  return std::max(count_then_compact_layout<small_tiles>(policies::count_then_compact_small_max_bytes / width).total(),
+                  count_then_compact_layout<large_tiles>(policies::count_then_compact_max_bytes / width).total());
 }
 
 /// The compaction on the path its size (and, past the small arrays, its arrays' alignment) picks.

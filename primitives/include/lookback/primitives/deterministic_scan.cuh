@@ -88,7 +88,7 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
                                                     d_total, 0, stream);
   } else {
     using status_array = lookahead_status_array<T>;
-    const std::int64_t tiles = lookahead_tiles<Policy>(num_items);
+    const std::int64_t tiles = tile_count<Policy>(num_items);
     const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
     const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
     if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;

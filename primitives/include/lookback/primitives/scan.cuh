@@ -37,7 +37,7 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   using T = init_value_t<Init>;
   using status_array = tile::status_array<T, Policy::descriptor>;
   check_item_count(num_items, "lookback::scan");
-  const std::int64_t tiles = (num_items + Policy::tile_items - 1) / Policy::tile_items;
+  const std::int64_t tiles = tile_count<Policy>(num_items);
   const temp_layout layout{sizeof(unsigned), status_array::bytes_for(tiles)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan")) return;
   if (num_items == 0) return pass_prefix_through(init, stream);

@@ -44,7 +44,7 @@ template <class Policy>
 lookback::detail::temp_layout select_lookahead_layout(std::int64_t num_items) {
   return lookback::detail::temp_layout{
       sizeof(unsigned), lookback::detail::lookahead_status_array<device::count_t>::bytes_for(
-                            lookback::detail::lookahead_tiles<Policy>(num_items))};
+                            lookback::detail::tile_count<Policy>(num_items))};
 }
 
 /// Whether the pipelined kernel can run these arrays on the current device: compiled for it, input and
@@ -63,7 +63,7 @@ bool select_lookahead_applies(const T* d_in, const Selector& selector) {
 template <class Policy, bool Partition, class T, class Selector>
 void select_lookahead(void* d_temp_storage, const T* d_in, Selector selector, T* d_out, std::int64_t* d_num_selected,
                       std::int64_t num_items, int max_blocks, cudaStream_t stream) {
-  const std::int64_t tiles = lookback::detail::lookahead_tiles<Policy>(num_items);
+  const std::int64_t tiles = lookback::detail::tile_count<Policy>(num_items);
   const lookback::detail::temp_layout layout = select_lookahead_layout<Policy>(num_items);
   const auto kernel = select_lookahead_kernel_for<Policy, Partition, T, Selector>;
   constexpr int shared_bytes = select_lookahead_shared_bytes<Policy, T, Selector>();

@@ -35,11 +35,6 @@ constexpr int lookahead_shared_bytes() {
   return Policy::stages * Policy::tile_items * static_cast<int>(sizeof(T));
 }
 
-template <class Policy>
-std::int64_t lookahead_tiles(std::int64_t num_items) {
-  return (num_items + Policy::tile_items - 1) / Policy::tile_items;
-}
-
 /// Whether a pipelined kernel can run these arrays on the current device: compiled for it, 16-byte
 /// aligned, and its stages fit a block's shared memory.
 template <class Policy, class T, class Kernel>
@@ -52,7 +47,7 @@ bool lookahead_applies(Kernel kernel, const T* d_in, const T* d_out) {
 /// to make few blocks go round their stages many times).
 template <class Policy, class Kernel>
 unsigned lookahead_grid(Kernel kernel, std::int64_t num_items, int shared_bytes, int max_blocks) {
-  std::int64_t grid = std::min<std::int64_t>(lookahead_tiles<Policy>(num_items),
+  std::int64_t grid = std::min<std::int64_t>(tile_count<Policy>(num_items),
                                              resident_blocks(kernel, Policy::threads, shared_bytes));
   if (max_blocks > 0) grid = std::min<std::int64_t>(grid, max_blocks);
   return static_cast<unsigned>(grid);
@@ -69,7 +64,7 @@ bool scan_lookahead_applies(const T* d_in, const T* d_out) {
 
 template <class Policy, class T>
 temp_layout scan_lookahead_layout(std::int64_t num_items) {
-  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(lookahead_tiles<Policy>(num_items))};
+  return temp_layout{sizeof(unsigned), lookahead_status_array<T>::bytes_for(tile_count<Policy>(num_items))};
 }
 
 /// Runs the pipelined scan of num_items > 0 items, where scan_lookahead_applies, in temporary storage
@@ -77,7 +72,7 @@ temp_layout scan_lookahead_layout(std::int64_t num_items) {
 template <class Policy, bool Exclusive, class T, class Init, class Op>
 void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op op, std::int64_t num_items,
                     int max_blocks, cudaStream_t stream) {
-  const std::int64_t tiles = lookahead_tiles<Policy>(num_items);
+  const std::int64_t tiles = tile_count<Policy>(num_items);
   const temp_layout layout = scan_lookahead_layout<Policy, T>(num_items);
   const auto kernel = scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
   constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
@@ -106,7 +101,7 @@ struct deterministic_descriptors {
 };
 template <class Policy>
 deterministic_descriptors deterministic_descriptor_counts(std::int64_t num_items) {
-  const std::int64_t granules = lookahead_tiles<Policy>(num_items) * Policy::granules_per_tile;
+  const std::int64_t granules = tile_count<Policy>(num_items) * Policy::granules_per_tile;
   return {granules, (granules + Policy::window_granules - 1) / Policy::window_granules};
 }
 

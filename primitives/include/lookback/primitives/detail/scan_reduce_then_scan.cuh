@@ -29,15 +29,10 @@ bool vector_tiles(InputIt d_in, OutputIt d_out) {
   return false;
 }
 
-template <class Policy>
-std::int64_t reduce_then_scan_tiles(std::int64_t num_items) {
-  return (num_items + Policy::tile_items - 1) / Policy::tile_items;
-}
-
 /// The tiles' aggregates.
 template <class Policy, class T>
 temp_layout reduce_then_scan_layout(std::int64_t num_items) {
-  return temp_layout{aligned_array_bytes<T>(static_cast<std::size_t>(reduce_then_scan_tiles<Policy>(num_items)))};
+  return temp_layout{aligned_array_bytes<T>(static_cast<std::size_t>(tile_count<Policy>(num_items)))};
 }
 
 /// The scan in two kernels and tiles of Policy (two-phase temporary storage as every scan here).
@@ -51,7 +46,7 @@ void scan_reduce_then_scan(void* d_temp_storage, std::size_t& temp_storage_bytes
   if (num_items == 0) return pass_prefix_through(init, stream);
 
   T* const d_aggregates = align_for<T>(layout.part(d_temp_storage, 0));
-  const auto tiles = static_cast<unsigned>(reduce_then_scan_tiles<Policy>(num_items));
+  const auto tiles = static_cast<unsigned>(tile_count<Policy>(num_items));
   const bool vectors = vector_tiles<T>(d_in, d_out);
   device::tile_aggregates_kernel<Policy><<<tiles, Policy::threads, 0, stream>>>(d_in, num_items, op, d_aggregates,
                                                                               vectors);

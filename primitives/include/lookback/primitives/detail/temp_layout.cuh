@@ -47,6 +47,12 @@ class temp_layout {
   std::size_t total_ = 0;
 };
 
+/// The tiles of Policy::tile_items items that num_items items fill, the last one maybe partly.
+template <class Policy>
+constexpr std::int64_t tile_count(std::int64_t num_items) {
+  return (num_items + Policy::tile_items - 1) / Policy::tile_items;
+}
+
 /// Bytes for `count` items of T placed by align_for in storage of any alignment (a caller's storage
 /// may be carved from a larger allocation).
 template <class T>

@@ -165,6 +165,18 @@ const bool registered = [] {
   register_reduce_then_scan_policy<u32, reduce_then_scan_config<256, 8>>("rts_256x8", {16, 18, 20});
   register_reduce_then_scan_policy<u64, reduce_then_scan_config<256, 8>>("rts_256x8", {16, 18, 19, 20, 21});
   register_reduce_then_scan_policy<u64, reduce_then_scan_config<128, 16>>("rts_128x16", {16, 18, 19, 20, 21});
+  // 8 MiB (uint64 2^20, uint32 2^21), where the look-back wins: fewer items a thread, and registers capped
+  // so that the second kernel's blocks fit beside the first's.
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<256, 4>>("rts_256x4", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<512, 4>>("rts_512x4", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<1024, 4>>("rts_1024x4", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<256, 8, 4>>("rts_256x8_4blocks", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<256, 8, 6>>("rts_256x8_6blocks", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<128, 16, 8>>("rts_128x16_8blocks", {19, 20});
+  register_reduce_then_scan_policy<u64, reduce_then_scan_config<512, 8, 2>>("rts_512x8_2blocks", {19, 20});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<512, 16, 2>>("rts_512x16_2blocks", {20, 21});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<256, 16, 4>>("rts_256x16_4blocks", {20, 21});
+  register_reduce_then_scan_policy<u32, reduce_then_scan_config<256, 8, 8>>("rts_256x8_8blocks", {20, 21});
   using policy::deterministic_scan_config;
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 1>>("4granules_wait1100_free_registers");
   register_deterministic_policy<float, deterministic_scan_config<4, 1100, 3>>("4granules_wait1100_3blocks");

@@ -2,6 +2,7 @@
 // template API itself (user-defined non-commutative operators, in place, iterators, allocators).
 #include "support/affine_op.hpp"
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "typed/reference.hpp"
 #include "support/test_sizes.hpp"
 #include "support/typed_gpu.hpp"
@@ -145,18 +146,6 @@ TEST_F(scan_large, stress_repeated_runs_are_exact) {
                                  typed::scan(implementation::lookback, spec, t, b, in, out, n, s);
                                });
   }
-}
-
-template <class T>
-std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<T> values(static_cast<std::size_t>(n));
-  for (T& x : values) {
-    if constexpr (std::is_integral_v<T>)
-      x = static_cast<T>(rng());
-    else
-      x = T{static_cast<decltype(x.a)>(rng() | 1), static_cast<decltype(x.b)>(rng())};  // affine maps
-  }
-  return values;
 }
 
 /// The CPU's scan: exclusive from `init`, or inclusive from the identity.

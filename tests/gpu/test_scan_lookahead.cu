@@ -3,6 +3,7 @@
 // outputs poisoned, exclusive and inclusive, carried prefixes, in place, non-commutative operators.
 #include "support/affine_op.hpp"
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "support/test_sizes.hpp"
 
 #include <lookback/primitives/cpu/scan.hpp>
@@ -40,30 +41,6 @@ std::vector<std::int64_t> sizes_for(std::int64_t tile) {
                                std::int64_t{100003}, (std::int64_t{1} << 20) + 17})
     if (n <= max_test_size()) sizes.push_back(n);
   return sizes;
-}
-
-template <class T>
-std::vector<T> random_input(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (auto& x : v) {
-    if constexpr (std::is_floating_point_v<T>)
-      x = static_cast<T>(rng() % 8);  // small integers: every partial sum below 2^24, exact in any order
-    else
-      x = static_cast<T>(rng());
-  }
-  return v;
-}
-template <>
-std::vector<affine<std::uint16_t>> random_input(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<affine<std::uint16_t>> v(static_cast<std::size_t>(n));
-  for (auto& f : v) f = {static_cast<std::uint16_t>(rng() | 1), static_cast<std::uint16_t>(rng())};
-  return v;
-}
-template <>
-std::vector<affine<std::uint32_t>> random_input(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<affine<std::uint32_t>> v(static_cast<std::size_t>(n));
-  for (auto& f : v) f = {static_cast<std::uint32_t>(rng() | 1), static_cast<std::uint32_t>(rng())};
-  return v;
 }
 
 template <class T>
@@ -141,7 +118,7 @@ void check_sizes(Op op, const T& init, run_options o, const std::string& label) 
       auto rng = make_rng(static_cast<std::uint64_t>(n) * 7 + inclusive + sizeof(T) * 1000);
       o.inclusive = inclusive;
       const T start = o.inclusive && !o.carried ? identity_of<T>(op) : init;
-      check<Policy>(random_input<T>(n, rng), op, start, o,
+      check<Policy>(random_values<T>(n, rng), op, start, o,
                     label + (inclusive ? " inclusive" : " exclusive") + " n=" + std::to_string(n));
       if (::testing::Test::HasFatalFailure()) return;
     }
@@ -193,7 +170,7 @@ TEST_F(scan_lookahead, misaligned_arrays_take_the_look_back) {
   // Past the small arrays, which take two kernels whatever their alignment.
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), p::reduce_then_scan_max_bytes / 4 + 1000);
   auto rng = make_rng(77);
-  const auto input = random_input<std::uint32_t>(n + 1, rng);
+  const auto input = random_values<std::uint32_t>(n + 1, rng);
   const cuda_stream stream;
   const auto d_in = to_device(input, stream.get());
   device_buffer<std::uint32_t> d_out(input.size(), stream.get());

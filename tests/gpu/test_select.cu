@@ -3,6 +3,7 @@
 // pipelined kernel also with tiny tiles on few blocks; the look-back kernel and the small arrays' two
 // kernels also called with their tile policies.
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "support/test_sizes.hpp"
 
 #include <lookback/algorithms/select.cuh>
@@ -45,25 +46,6 @@ struct keep_below {
 
 enum class mode { select_if, flagged, partition };
 const char* mode_name(mode m) { return m == mode::select_if ? "select_if" : m == mode::flagged ? "select_flagged" : "partition"; }
-
-template <class T>
-std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    // A draw per 8 bytes: the case past 2^31 items spends its time here otherwise.
-    for (std::size_t i = 0; i < v.size(); i += 8) {
-      const std::uint64_t r = rng();
-      std::memcpy(v.data() + i, &r, std::min<std::size_t>(8, v.size() - i));
-    }
-  } else {
-    for (T& x : v) {
-      if constexpr (std::is_same_v<T, quad>) x = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                                                  static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
-      else x = static_cast<T>(rng());
-    }
-  }
-  return v;
-}
 
 /// The expected output: kept items in order, then (partition) the rejected ones in reverse order.
 template <class T>
@@ -318,7 +300,7 @@ std::vector<std::uint8_t> stretched_flags(std::int64_t n, std::int64_t tile, std
 
 /// select_flagged over stretched flags of n items, and partition keeping half, with Policy's tiles (as
 /// run_ours takes them).
-template <class Policy = void, bool Counted = false>
+template <class Policy, bool Counted = false>
 void check_stretches(std::int64_t n, std::int64_t tile) {
   auto rng = make_rng(static_cast<std::uint64_t>(n * 31 + tile));
   const auto in = random_values<std::uint32_t>(n, rng);

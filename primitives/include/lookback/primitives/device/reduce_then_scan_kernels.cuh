@@ -29,7 +29,7 @@ __device__ __forceinline__ T fold_run(const T (&items)[Items], Op op) {
 
 /// d_aggregates[t] = the items of tile t combined in order. Lets the scan kernel launch at once.
 template <class Policy, class InputIt, class T, class Op>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     tile_aggregates_kernel(InputIt d_in, std::int64_t n, Op op, T* d_aggregates, bool vectors) {
   lookback::detail::allow_dependent_launch();
   using io = block::warp_transpose_io<T, Policy::threads, Policy::items_per_thread>;
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(Policy::threads)
 /// Launched dependent on tile_aggregates_kernel over the same tiles: each tile's results, and the
 /// total after the last tile where `init` carries one.
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     scan_from_aggregates_kernel(InputIt d_in, OutputIt d_out, std::int64_t n, Op op, Init init,
                                 const lookback::detail::init_value_t<Init>* d_aggregates, bool vectors) {
   using T = lookback::detail::init_value_t<Init>;

@@ -139,6 +139,16 @@
 //     0.0162; uint64 at 2^16 / 2^18 / 2^19 / 2^20 / 2^21 256x8 0.0059 / 0.0063 / 0.0075 / 0.0110 /
 //     0.0168, 128x16 0.0059 / 0.0064 / 0.0080 / 0.0106 / 0.0167. Main table of the same run (256x16):
 //     uint32 2^20 0.0068 ms, 1.44x CUB (float32 1.45x). 256 x 8 taken for every width up to 8 bytes.
+//     At 8 MiB (uint64 2^20, uint32 2^21), one call at fe22cfc+, threads x items (x blocks an SM the
+//     registers were capped for): uint64 2^19 / 2^20 256x8 0.0077 / 0.0111, 256x8x4 0.0076 / 0.0099,
+//     256x8x6 0.0078 / 0.0111, 128x16 0.0081 / 0.0107, 128x16x8 0.0078 / 0.0105, 512x8x2 0.0078 /
+//     0.0106, 256x4 0.0081 / 0.0113, 512x4 0.0082 / 0.0114, 1024x4 0.0080 / 0.0109; the pipeline 4x47x4
+//     0.0102, CUB 0.0113, memcpy 0.0058. uint32 2^20 / 2^21: 256x16 0.0070 / 0.0094, 256x16x4 0.0070 /
+//     0.0091, 512x16 0.0074 / 0.0092, 512x16x2 0.0074 / 0.0092, 256x8x8 0.0070 / 0.0098, 1024x8 0.0074 /
+//     0.0097. ncu (cold caches, base clocks) of 256x8 at uint64 2^20: the first kernel 32 registers, 6.3
+//     us, the second 40 registers (six blocks an SM), 10.0 us, both about 40% achieved occupancy. No
+//     shape reaches 1.3x CUB at 8 MiB (0.0087 ms, with a kernel and a dependent one's fixed 0.0039): the
+//     pipeline stays there.
 #include <lookback/primitives/tile/tile_status.cuh>
 
 #include <cstdint>
@@ -180,9 +190,10 @@ struct scan_lookahead_config {
 };
 
 /// The small arrays' scan (device/reduce_then_scan_kernels.cuh): threads per block, consecutive items a
-/// thread.
-template <int Threads, int ItemsPerThread>
+/// thread, the blocks of each kernel an SM must hold (0: the compiler's registers).
+template <int Threads, int ItemsPerThread, int MinBlocks = 0>
 struct reduce_then_scan_config {
+  static constexpr int min_blocks = MinBlocks;
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = Threads * ItemsPerThread;

@@ -1,0 +1,43 @@
+#pragma once
+// Random inputs for the GPU tests, drawn afresh each run from the test's seeded generator.
+#include "affine_op.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+namespace lookback::test {
+
+template <class T>
+struct is_affine : std::false_type {};
+template <class Word>
+struct is_affine<affine<Word>> : std::true_type {};
+
+/// n values of T. Affine maps get odd multipliers, so that a composition never collapses to a constant
+/// map and an operand combined out of order still shows. Floating-point values are small integers, so
+/// that every partial sum stays below 2^24 and is exact in any association. Everything else is random
+/// bytes, a draw per 8 bytes (the cases past 2^31 items spend their time here otherwise).
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
+  static_assert(std::is_trivially_copyable_v<T>, "filled byte for byte");
+  std::vector<T> values(static_cast<std::size_t>(n));
+  if constexpr (is_affine<T>::value) {
+    using Word = decltype(T::a);
+    for (T& f : values) f = {static_cast<Word>(rng() | 1), static_cast<Word>(rng())};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    for (T& x : values) x = static_cast<T>(rng() % 8);
+  } else {
+    auto* const bytes = reinterpret_cast<unsigned char*>(values.data());
+    const std::size_t size = values.size() * sizeof(T);
+    for (std::size_t i = 0; i < size; i += 8) {
+      const std::uint64_t r = rng();
+      std::memcpy(bytes + i, &r, std::min<std::size_t>(8, size - i));
+    }
+  }
+  return values;
+}
+
+}  // namespace lookback::test

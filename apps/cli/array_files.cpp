@@ -72,8 +72,23 @@ pipelines::file_source array_file::source() const {
   return {fd_, path.string(), data_offset, size(), io::dtype_size(type)};
 }
 
+namespace {
+/// The items go out at their offsets (pwrite), which a pipe refuses: a FIFO is turned away before it is
+/// opened (an open for writing would wait for a reader), anything else unseekable once it is.
+const std::filesystem::path& not_a_pipe(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_fifo(std::filesystem::status(path, ec)))
+    throw io::io_error(io::error_kind::cant_create, path,
+                       "cannot write to a pipe: the items are written at their offsets, not in order");
+  return path;
+}
+}  // namespace
+
 array_output::array_output(const std::filesystem::path& path, io::dtype type, const std::vector<std::int64_t>& shape)
-    : file_(path), type_(type), npy_(io::extension_lower(path) == ".npy") {
+    : file_(not_a_pipe(path)), type_(type), npy_(io::extension_lower(path) == ".npy") {
+  if (::lseek(file_.descriptor(), 0, SEEK_CUR) < 0)
+    throw io::io_error(io::error_kind::cant_create, path,
+                       "cannot write to it: the items are written at their offsets, and it cannot seek");
   if (npy_) {
     const std::string header = io::npy_header_for(type, shape);
     header_bytes_ = header.size();

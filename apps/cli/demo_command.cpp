@@ -154,6 +154,9 @@ int demo_command(const args& a) {
 
   const backend b = resolve_backend(common);
   const std::vector<fs::path> files = sample_files(data_dir);
+  // Outputs in the data folder would be read back as samples by the next run, and overwritten by it.
+  if (std::error_code same; fs::equivalent(output_dir, data_dir, same))
+    throw cli_error(exit_code::cant_create, output_dir + ": is the data folder, whose every file the demo reads");
   // Every sample array read before anything is created: a corrupt one stops the demo with no output
   // folder left behind.
   std::vector<io::host_array> arrays;

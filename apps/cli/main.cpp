@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/failure.hpp"
 #include "cli/mpi_session.hpp"
+#include "io/io_error.hpp"
 
 #include <cstring>
 #include <iostream>
@@ -20,8 +21,9 @@ void print_usage(std::ostream& out) {
 }
 
 int report(const std::string& where, const std::string& message, int code) {
-  // One write: the ranks of an MPI job share the launcher's stderr, and pieces would interleave.
-  std::cerr << (where + ": " + message + "\n");
+  // One write: the ranks of an MPI job share the launcher's stderr, and pieces would interleave. One
+  // line, whatever the paths in the message hold.
+  std::cerr << (lookback::io::one_line(where + ": " + message) + "\n");
   return code;
 }
 

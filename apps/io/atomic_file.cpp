@@ -107,8 +107,16 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
     throw io_error(error_kind::cant_create, final_, "cannot create: is a directory");
   target_ = final_;
   if (fs::is_symlink(fs::symlink_status(final_, ec))) {
+    // Followed link by link (as open() would, up to its 40 hops): weakly_canonical stops at a link
+    // whose target does not exist yet, and the rename would then replace the link itself.
+    fs::path link = final_;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(link, ec)); ++hops) {
+      const fs::path next = fs::read_symlink(link, ec);
+      if (ec) break;
+      link = next.is_absolute() ? next : link.parent_path() / next;
+    }
     std::error_code resolve_ec;
-    fs::path linked = resolved(final_, resolve_ec);
+    fs::path linked = resolved(link, resolve_ec);
     if (!resolve_ec) target_ = std::move(linked);
   }
   const fs::file_status existing = fs::status(target_, ec);

@@ -74,10 +74,11 @@ std::uint32_t le32(const unsigned char* p) {
          static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
 }
 
-// libsndfile reads a WAV whose data chunk runs past the end of the file as a shorter one and says so
-// only in its log, so the chunk's declared size is checked here. Writers that stream without knowing
-// the size declare 0 or 0xFFFFFFFF, meaning "to the end of the file", as libsndfile reads them.
-std::optional<std::string> wav_truncation(const fs::path& p) {
+// libsndfile reads a WAV whose data chunk runs past the end of the file as a shorter one, and drops a
+// last partial frame, saying so only in its log; so the chunk's declared size is checked here. Writers
+// that stream without knowing the size declare 0 or 0xFFFFFFFF, meaning "to the end of the file", as
+// libsndfile reads them.
+std::optional<std::string> wav_data_problem(const fs::path& p, std::uint64_t frame_bytes) {
   std::ifstream f(p, std::ios::binary);
   unsigned char header[12];
   if (!f.read(reinterpret_cast<char*>(header), 12) || std::memcmp(header, "RIFF", 4) != 0) return std::nullopt;
@@ -89,11 +90,16 @@ std::optional<std::string> wav_truncation(const fs::path& p) {
     const std::uint32_t size = le32(header + 4);
     offset += 8;
     if (std::memcmp(header, "data", 4) == 0) {
-      if (size == 0 || size == 0xFFFFFFFFu || offset + size <= file_size) return std::nullopt;
-      return "truncated: the data chunk declares " + std::to_string(size) + " bytes, the file holds " +
-             std::to_string(file_size - offset);
+      if (size == 0 || size == 0xFFFFFFFFu) return std::nullopt;
+      if (offset + size > file_size)
+        return "truncated: the data chunk declares " + std::to_string(size) + " bytes, the file holds " +
+               std::to_string(file_size - offset);
+      if (frame_bytes != 0 && size % frame_bytes != 0)
+        return "the data chunk's " + std::to_string(size) + " bytes end partway through a frame of " +
+               std::to_string(frame_bytes) + " bytes";
+      return std::nullopt;
     }
-    offset += size + (size & 1u);  // chunks are padded to an even length
+    offset += std::uint64_t{size} + (size & 1u);  // chunks are padded to an even length
   }
   return std::nullopt;
 }
@@ -145,7 +151,7 @@ audio_reader::audio_reader(const fs::path& p) : path_(p) {
   else if (info.samplerate < 1)
     problem = "sample rate " + std::to_string(info.samplerate) + " Hz";
   else if (*container != audio_container::flac)
-    problem = wav_truncation(p).value_or("");
+    problem = wav_data_problem(p, static_cast<std::uint64_t>(info.channels) * (sample_bits(*sample) / 8)).value_or("");
   if (!problem.empty()) {
     sf_close(file_);
     file_ = nullptr;

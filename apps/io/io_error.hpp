@@ -7,12 +7,19 @@
 
 namespace lookback::io {
 
+/// `s` with its line breaks turned into spaces, so that a hostile file name cannot forge extra
+/// diagnostic lines.
+inline std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
 // What went wrong, coarsely enough to choose a process exit status.
 enum class error_kind { no_input, data_error, cant_create, io_failure };
 
-// what() is always a single line "<path>: <problem>", ready to print after the
-// program name; line breaks in either part are flattened so that a hostile file
-// name cannot forge extra diagnostic lines.
+// what() is always a single line "<path>: <problem>" (one_line), ready to print after the
+// program name.
 class io_error : public std::runtime_error {
  public:
   io_error(error_kind kind, const std::filesystem::path& path, std::string_view problem)
@@ -21,12 +28,6 @@ class io_error : public std::runtime_error {
   error_kind kind() const noexcept { return kind_; }
 
  private:
-  static std::string one_line(std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return s;
-  }
-
   error_kind kind_;
 };
 

@@ -165,6 +165,8 @@ host_array read_png(const fs::path& p) {
 void write_png(atomic_output_file& out, const host_array& image) {
   const int channels = image_channels(image);
   const int bit_depth = image.type == dtype::uint16 ? 16 : 8;
+  if (image_width(image) > PNG_UINT_31_MAX || image_height(image) > PNG_UINT_31_MAX)
+    throw io_error(error_kind::cant_create, out.path(), "a PNG holds at most 2^31 - 1 rows of 2^31 - 1 pixels");
   const auto width = static_cast<png_uint_32>(image_width(image));
   const auto height = static_cast<png_uint_32>(image_height(image));
   png_state state;
@@ -177,6 +179,8 @@ void write_png(atomic_output_file& out, const host_array& image) {
     ~guard() { png_destroy_write_struct(&png, &info); }
   } cleanup{png, info};
   if (info == nullptr) throw std::bad_alloc();
+  // libpng's default limit (a million pixels a side) is a reader's guard, not the format's.
+  png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
   png_set_write_fn(png, &state, write_to_file, flush_nothing);
 
   const std::size_t row_bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) * (bit_depth / 8);

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -129,9 +130,9 @@ void check_reduce_and_scans(Env& env, Op op, std::int64_t n, layout l, std::uint
   const std::vector<T> all = make_values<T>(n, seed);
   const auto [first, last] = slice_of(n, p, r, l);
   auto in = env.upload(all.data() + first, last - first);
-  auto result = env.backend.template allocate<T>(1);
-  std::vector<T> poison(static_cast<std::size_t>(last - first));
+  std::vector<T> poison(static_cast<std::size_t>(std::max<std::int64_t>(last - first, 1)));
   std::memset(poison.data(), 0xA5, poison.size() * sizeof(T));
+  auto result = env.upload(poison.data(), 1);
   auto out = env.upload(poison.data(), last - first);
   auto out_inclusive = env.upload(poison.data(), last - first);
   const T init = T(3);

@@ -200,6 +200,16 @@ TEST_F(external_sort, EveryKeyTypeAndDirectionInOneTwoAndManyBucketsMatchesTheRe
         }
 }
 
+TEST_F(external_sort, EdgeSizesMatchTheReference) {
+  // Empty, one item, around a warp and a 4096-item block, and a prime; keys alone and pairs, with the
+  // default budget and with one that asks for buckets.
+  for (const std::int64_t n : {0, 1, 31, 32, 33, 4095, 4096, 4097, 65537})
+    for (io::dtype key : {io::dtype::uint8, io::dtype::uint32, io::dtype::float64})
+      for (int value_bytes : {0, 8})
+        for (int buckets : {0, 2})
+          check_case({{key, value_bytes, n % 2 == 1, 0, typed::key_bits(key)}, n, shape::random, buckets, false});
+}
+
 TEST_F(external_sort, ShapesOfKeysSplitAgainOrCopyThrough) {
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), 200003);
   for (io::dtype key : {io::dtype::uint32, io::dtype::float64, io::dtype::uint16, io::dtype::int64})

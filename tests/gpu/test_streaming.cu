@@ -119,6 +119,7 @@ TEST_F(streaming, ReduceHistogramAndCompactionInChunksMatchTheReference) {
           const io::host_array input = random_array(type, n, distribution::signed_, rng);
           pipelines::host_source in(input.bytes.data(), n, io::dtype_size(type));
           std::array<std::byte, 8> got{}, cpu{}, whole{};
+          got.fill(std::byte{poison_byte});
           typed::stream_request r;
           r.options = chunks_of(chunk);
           typed::reduce_stream(type, op, in, got.data(), r);

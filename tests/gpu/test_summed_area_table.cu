@@ -151,9 +151,11 @@ TEST_F(summed_area, box_sums_match_a_box_convolution) {
   const cuda_stream stream;
   const auto d_image = to_device(image, stream);
   device_buffer<double> d_table(image.size(), stream);
+  d_table.fill_bytes(poison_byte);
   summed_area_table(d_image.data(), width, d_table.data(), width, height, width, stream.get());
   const std::vector<double> ones(static_cast<std::size_t>((2 * radius + 1) * (2 * radius + 1)), 1.0);
   device_buffer<double> d_box(image.size(), stream);
+  d_box.fill_bytes(poison_byte);
   convolve2d(d_image.data(), width, d_box.data(), width, height, width, ones.data(), 2 * radius + 1, 2 * radius + 1,
              boundary::zero, stream.get());
   const auto table = to_host(d_table);

@@ -207,6 +207,16 @@ TEST_F(AudioTest, TruncatedWavIsADataError) {
   expect_read_fails(path("header_cut.wav"), error_kind::data_error, "not a readable audio file: ");
 }
 
+TEST_F(AudioTest, WavDataEndingPartwayThroughAFrameIsADataError) {
+  // libsndfile would drop the partial frame and say so only in its log.
+  write_bytes("odd_mono.wav", lookback_test_audio::wav_bytes(1, 8000, 16, std::string(201, '\1')));
+  expect_read_fails(path("odd_mono.wav"), error_kind::data_error,
+                    "the data chunk's 201 bytes end partway through a frame of 2 bytes");
+  write_bytes("odd_stereo.wav", lookback_test_audio::wav_bytes(2, 8000, 16, std::string(198, '\1')));
+  expect_read_fails(path("odd_stereo.wav"), error_kind::data_error,
+                    "the data chunk's 198 bytes end partway through a frame of 4 bytes");
+}
+
 TEST_F(AudioTest, TruncatedFlacIsADataError) {
   std::vector<double> samples(20000);
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = std::sin(0.01 * static_cast<double>(i * i % 7919)) * 0.5;

@@ -5,6 +5,8 @@
 
 #include "support/cli_harness.hpp"
 
+#include <sys/stat.h>
+
 namespace {
 
 using namespace lookback_test_cli;
@@ -165,12 +167,17 @@ std::vector<bad_run> bad_runs() {
   // Demo's folders; it must not create its output folder before finding samples.
   t.add({"demo_missing_data_dir", "demo", {"--data-dir", "{tmp}/nodata", "--output-dir", "{tmp}/demo"}, {}, ex_noinput,
          "{tmp}/nodata: not a directory"});
+  t.add({"demo_data_dir_name_with_a_line_break", "demo",
+         {"--data-dir", "{tmp}/no\nfake: data", "--output-dir", "{tmp}/demo"}, {}, ex_noinput,
+         "{tmp}/no fake: data: not a directory"});
   t.add({"demo_empty_data_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"}, {directory("data")},
          ex_noinput, "{tmp}/data: holds no .npy sample files"});
   t.add({"demo_corrupt_sample", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"},
          {file("data/a.npy", "\x93NUMPX")}, ex_dataerr, "{tmp}/data/a.npy: not a .npy file"});
   t.add({"demo_data_dir_is_a_file", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo"},
          {file("data", "x")}, ex_noinput, "{tmp}/data"});
+  t.add({"demo_output_dir_is_the_data_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/data/."},
+         {file("data/a.npy", valid_input_npy)}, ex_cantcreat, "{tmp}/data/.: is the data folder"});
   t.add({"demo_uncreatable_output_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/file.npy/demo"},
          {file("data/a.npy", valid_input_npy), file("file.npy", "x")}, ex_cantcreat, "cannot create the output folder"});
 
@@ -473,6 +480,16 @@ TEST_F(CliTest, ReduceOfFloat64PrintsTheExactDouble) {
   EXPECT_EQ(printed, (0.1 + 0.2) + 0.3) << r;  // bit for bit: 17 significant digits are printed
 }
 
+TEST_F(CliTest, ArrayOutputToANamedPipeIsRefusedBeforeAnythingIsWritten) {
+  // The items go out at their offsets, which a pipe refuses; refused before the pipe is opened, which
+  // would wait for a reader.
+  write_input("in.npy", array_of(small_values));
+  ASSERT_EQ(::mkfifo(path("pipe.npy").c_str(), 0600), 0) << std::strerror(errno);
+  const run_result r = run_cpu({"scan", "-i", arg("in.npy"), "-o", arg("pipe.npy")});
+  EXPECT_EQ(r.exit_code, ex_cantcreat) << r;
+  EXPECT_TRUE(contains(r.err, arg("pipe.npy") + ": cannot write to a pipe")) << r;
+  EXPECT_TRUE(fs::is_fifo(path("pipe.npy")));
+}
 TEST_F(CliTest, ReduceOfAnEmptyArrayPrintsTheIdentity) {
   write_input("in.npy", array_of(std::vector<std::int32_t>{}));
   EXPECT_EQ(run_ok({"reduce", "-i", arg("in.npy")}).out, "0\n");

@@ -435,6 +435,9 @@ TEST(CompareReduce, IntegersExactFloatsWithinTolerance) {
   EXPECT_TRUE(reduce_mismatch(op_kind::sum, in, want, want + 1e-9));
   EXPECT_TRUE(reduce_mismatch(op_kind::max, in, 0.3, std::nextafter(0.3, 1.0)));
   EXPECT_FALSE(reduce_mismatch(op_kind::sum, std::vector<double>{}, 0.0, 0.0));
+  // An empty input's result is compared too: an unwritten output must not pass.
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, std::vector<double>{}, 0.0, -1.0));
+  EXPECT_TRUE(reduce_mismatch<std::int32_t>(op_kind::min, {}, std::numeric_limits<std::int32_t>::max(), 0));
 }
 
 TEST(CompareReduce, NanOnlyMatchesNan) {

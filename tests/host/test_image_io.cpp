@@ -94,6 +94,18 @@ TEST_F(ImageIo, PngRoundTripsGreyRgbAnd16Bit) {
   }
 }
 
+TEST_F(ImageIo, PngWriterTakesRowsPastAMillionPixels) {
+  // libpng's default limit of a million pixels a side guards readers; a writer has only the format's.
+  std::vector<std::uint8_t> samples(1000001);
+  std::uint32_t state = 12345u;  // incompressible, so the reader's guard against inflation stays quiet
+  for (auto& x : samples) x = static_cast<std::uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
+  const host_array wide = image_of<std::uint8_t>({1, 1000001}, samples);
+  const fs::path p = written("wide.png", [&](atomic_output_file& out) { write_png(out, wide); });
+  const host_array back = read_png(p);
+  EXPECT_EQ(back.shape, wide.shape);
+  EXPECT_TRUE(back.bytes == wide.bytes);
+}
+
 TEST_F(ImageIo, PngWriterWritesWhatAnIndependentDecoderExpects) {
   // The signature and an IHDR for 3 x 2 8-bit grey, whatever libpng chooses for the rest.
   const fs::path p = written("x.png", [&](atomic_output_file& out) {

@@ -483,6 +483,21 @@ TEST_F(AtomicFile, SymlinkIsWrittenThrough) {
   EXPECT_EQ(entries(dir), (std::set<std::string>{"link.npy", "target.npy"}));
 }
 
+TEST_F(AtomicFile, DanglingSymlinkIsWrittenThrough) {
+  // The link's target does not exist yet: it is created, and the link stays a link.
+  fs::create_symlink("target.npy", dir / "link.npy");
+  fs::create_symlink("link.npy", dir / "link2.npy");
+  {
+    atomic_output_file f(dir / "link2.npy");
+    f.write("new");
+    f.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(dir / "link.npy"));
+  EXPECT_TRUE(fs::is_symlink(dir / "link2.npy"));
+  EXPECT_EQ(read_file(dir / "target.npy"), "new");
+  EXPECT_EQ(entries(dir), (std::set<std::string>{"link.npy", "link2.npy", "target.npy"}));
+}
+
 TEST_F(AtomicFile, FifoIsWrittenDirectlyAndStaysAFifo) {
   const fs::path p = dir / "pipe";
   ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0) << std::strerror(errno);

@@ -129,6 +129,8 @@ TEST_F(deterministic_scan, equals_the_cpu_association_bit_for_bit) {
   check_against_cpu<double>(maximum{}, stream);
   check_against_cpu<std::int32_t>(sum{}, stream);
   check_against_cpu<std::int64_t>(sum{}, stream);
+  check_against_cpu<std::uint32_t>(sum{}, stream);
+  check_against_cpu<std::uint64_t>(maximum{}, stream);
 }
 
 TEST_F(deterministic_scan, every_tile_policy_gives_the_same_bits) {

@@ -650,6 +650,9 @@ TEST_F(histogram_range_api, matches_cpu_reference_and_cub) {
   check_range_histograms<float, unsigned long long>(-1.5f, 0.00390625f, 2);
   // Levels from below the type's smallest value (and, for many bins, past its largest).
   check_range_histograms<std::uint16_t, unsigned long long>(-5, 7, 3);
+  check_range_histograms<std::uint8_t, unsigned>(-1, 1, 4);
+  check_range_histograms<std::uint32_t, unsigned>(100, 5, 5);
+  check_range_histograms<double, unsigned long long>(-2.0, 0.001, 6);
 }
 
 // --- range counts from the prefix sum ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // boundary policy, masks in each tier (small and large kernel parameters, global memory), sizes around
 // the tiles; outputs poisoned first, every element checked to within the summation's rounding.
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "support/real_data.hpp"
 #include "support/test_sizes.hpp"
 
@@ -12,6 +13,7 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -190,6 +192,35 @@ TEST_F(convolution_api, bad_masks_and_sizes_are_rejected) {
   EXPECT_THROW(fir_filter<float>(nullptr, nullptr, 10, taps, 0), std::invalid_argument);
   EXPECT_THROW(convolve2d<float>(nullptr, 4, nullptr, 4, 4, 4, taps, 2, 2, boundary::zero), std::invalid_argument);
   EXPECT_THROW(convolve2d<float>(nullptr, 3, nullptr, 4, 4, 4, taps, 1, 1, boundary::zero), std::invalid_argument);
+}
+
+class convolution_large : public gpu_test {};
+
+// Past 2^31 items (64-bit sizes and tile offsets, the mirror reaching back from the far end): every
+// output against a double-precision sum; run in the bundle's huge step.
+TEST_F(convolution_large, DISABLED_convolve1d_past_2_pow_31_items) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  constexpr int width = 5;
+  auto rng = make_rng(37);
+  const auto x = quick_random_values<float>(n, rng, [](std::uint32_t word) {
+    return static_cast<float>(word >> 8) * (1.0f / 8388608.0f) - 1.0f;  // [-1, 1)
+  });
+  const auto mask = random_reals<float>(width, rng);
+  const cuda_stream stream;
+  const auto d_x = to_device(x, stream);
+  device_buffer<float> d_y(x.size(), stream);
+  d_y.fill_bytes(poison_byte);
+  convolve1d(d_x.data(), d_y.data(), n, mask.data(), width, boundary::mirror, stream.get());
+  const std::vector<float> y = to_host(d_y);
+  const double tolerance = 2.0 * std::numeric_limits<float>::epsilon() * width;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double want = 0;
+    for (int j = 0; j < width; ++j)
+      want += static_cast<double>(mask[static_cast<std::size_t>(j)]) *
+              x[static_cast<std::size_t>(convolution::source_index(i - width / 2 + j, n, boundary::mirror))];
+    ASSERT_NEAR(y[static_cast<std::size_t>(i)], want, tolerance) << "element " << i;
+  }
+  std::cout << "convolve1d of " << n << " floats, mirror boundary: every element checked\n";
 }
 
 }  // namespace

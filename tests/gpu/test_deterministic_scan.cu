@@ -4,6 +4,7 @@
 // window-aligned chunks; a non-commutative float operator; and the bits of a fixed input printed as a
 // hash, so that runs on different GPUs can be compared.
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "support/test_sizes.hpp"
 
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
@@ -26,7 +27,7 @@ constexpr std::int64_t granule = policy::deterministic_granule::items;
 constexpr std::int64_t window = policy::deterministic_granule::window_items;
 
 template <class T>
-std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
+std::vector<T> wide_values(std::int64_t n, std::mt19937_64& rng) {
   std::vector<T> v(static_cast<std::size_t>(n));
   if constexpr (std::is_floating_point_v<T>) {
     // Magnitudes over many decades, so that every change of association shows in the last bits.
@@ -107,8 +108,8 @@ void check_against_cpu(Op op, const cuda_stream& stream) {
   using policy_t = policy::deterministic_scan<T>;
   for (const std::int64_t n : sizes()) {
     auto rng = make_rng(static_cast<std::uint64_t>(n) * 7 + sizeof(T));
-    const auto input = random_values<T>(n, rng);
-    const T init = random_values<T>(1, rng).front();
+    const auto input = wide_values<T>(n, rng);
+    const T init = wide_values<T>(1, rng).front();
     SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte " << (std::is_floating_point_v<T> ? "float" : "integer")
                                       << " n=" << n);
     const auto exclusive = gpu_scan<policy_t>(input, op, std::optional<T>(init), stream);
@@ -138,7 +139,7 @@ TEST_F(deterministic_scan, every_tile_policy_gives_the_same_bits) {
   for (const std::int64_t n : {std::int64_t{8 * 2048 * 3 + 5}, std::int64_t{1000003}}) {
     if (n > max_test_size()) continue;
     auto rng = make_rng(static_cast<std::uint64_t>(n));
-    const auto input = random_values<float>(n, rng);
+    const auto input = wide_values<float>(n, rng);
     for (const std::optional<float> init : {std::optional<float>(0.25f), std::optional<float>()}) {
       const auto reference = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, init, stream);
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<1, 0>>(input, sum{}, init, stream)));
@@ -152,7 +153,7 @@ TEST_F(deterministic_scan, fifty_runs_give_the_same_bits) {
   const cuda_stream stream;
   const std::int64_t n = std::min<std::int64_t>(std::int64_t{1} << 22, max_test_size());
   auto rng = make_rng(50);
-  const auto input = random_values<float>(n, rng);
+  const auto input = wide_values<float>(n, rng);
   const auto first = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(1.0f), stream);
   const float first_total = gpu_reduce(input, sum{}, 1.0f, stream);
   for (int run = 1; run < 50; ++run) {
@@ -219,8 +220,8 @@ template <class T, class Op>
 void check_pipelined_against_cpu(Op op, const cuda_stream& stream) {
   for (const std::int64_t n : sizes()) {
     auto rng = make_rng(static_cast<std::uint64_t>(n) * 5 + sizeof(T));
-    const auto input = random_values<T>(n, rng);
-    const T init = random_values<T>(1, rng).front();
+    const auto input = wide_values<T>(n, rng);
+    const T init = wide_values<T>(1, rng).front();
     SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte n=" << n);
     const auto exclusive = cpu_scan(input, op, std::optional<T>(init));
     const auto inclusive = cpu_scan(input, op, std::optional<T>());
@@ -250,8 +251,8 @@ TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_t
   const cuda_stream stream;
   for (const std::int64_t n : {std::int64_t{1}, granule + 1, 5 * granule + 3, window + granule + 7, 3 * window + 5}) {
     auto rng = make_rng(static_cast<std::uint64_t>(n) + 1234);
-    const auto input = random_values<float>(n, rng);
-    const float start = random_values<float>(1, rng).front();
+    const auto input = wide_values<float>(n, rng);
+    const float start = wide_values<float>(1, rng).front();
     const auto expected = cpu_scan(input, sum{}, std::optional<float>(start));
     const float expected_total = *cpu::deterministic_scan<float>(input.data(), nullptr, n, sum{}, start, true);
     const auto d_in = to_device(input, stream);
@@ -291,7 +292,7 @@ TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan)
   const std::int64_t n = std::min<std::int64_t>(3 * window + 17, max_test_size());
   const std::int64_t split = (n / 2) / window * window;
   auto rng = make_rng(7);
-  const auto input = random_values<double>(n, rng);
+  const auto input = wide_values<double>(n, rng);
   const auto whole = gpu_scan<policy::deterministic_scan<double>>(input, sum{}, std::optional<double>(2.0), stream);
   const auto d_in = to_device(input, stream);
   device_buffer<double> d_out(input.size(), stream);
@@ -311,7 +312,7 @@ TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
   // A fixed generator, not the run's seed: the same input on every GPU, whose hashes the results compare.
   const std::int64_t n = std::min<std::int64_t>(std::int64_t{1} << 24, max_test_size());
   std::mt19937_64 rng(20261124);
-  const auto input = random_values<float>(n, rng);
+  const auto input = wide_values<float>(n, rng);
   const cuda_stream stream;
   const auto out = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(), stream);
   ASSERT_TRUE(same_bits(out, cpu_scan(input, sum{}, std::optional<float>())));
@@ -352,14 +353,8 @@ class deterministic_scan_large : public gpu_test {};
 // any association, against the sequential scan; run in the bundle's huge step.
 TEST_F(deterministic_scan_large, DISABLED_past_2_pow_31_items) {
   const std::int64_t n = (std::int64_t{1} << 31) + 4099;
-  std::vector<std::uint32_t> input(static_cast<std::size_t>(n));
-  // xorshift, seeded afresh each run: mt19937_64 takes most of the test's time at this size.
   auto rng = make_rng(31);
-  std::uint32_t state = static_cast<std::uint32_t>(rng()) | 1u;
-  for (auto& x : input) {
-    state ^= state << 13, state ^= state >> 17, state ^= state << 5;
-    x = state;
-  }
+  const auto input = quick_random_values<std::uint32_t>(n, rng, [](std::uint32_t word) { return word; });
   const cuda_stream stream;
   auto d_in = to_device(input, stream);
   device_buffer<std::uint32_t> d_out(input.size(), stream);

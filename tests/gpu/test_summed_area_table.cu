@@ -2,6 +2,7 @@
 // floating point), for several image shapes, pitches and sample/accumulator types; box sums from the
 // table against the 2D convolution with a box mask.
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 
 #include <lookback/algorithms/summed_area_table.cuh>
 #include <lookback/primitives/convolution.cuh>
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -166,6 +168,36 @@ TEST_F(summed_area, box_sums_match_a_box_convolution) {
                                std::min(height - 1, r + radius), std::min(width - 1, c + radius));
       ASSERT_NEAR(s, box[static_cast<std::size_t>(r) * width + c], 1e-9 * std::fabs(s) + 1e-9) << r << ", " << c;
     }
+}
+
+class summed_area_large : public gpu_test {};
+
+// Past 2^31 pixels (64-bit pitches and offsets): uint8 samples into uint32 sums, which wrap exactly,
+// against a table built row by row on the CPU; run in the bundle's huge step.
+TEST_F(summed_area_large, DISABLED_past_2_pow_31_pixels) {
+  const int height = 32768, width = 65537;  // 2^31 + 32768 pixels
+  auto rng = make_rng(41);
+  const auto image = quick_random_values<std::uint8_t>(std::int64_t{height} * width, rng, [](std::uint32_t word) {
+    return static_cast<std::uint8_t>(word >> 24);
+  });
+  const cuda_stream stream;
+  const auto d_image = to_device(image, stream);
+  device_buffer<std::uint32_t> d_table(image.size(), stream);
+  d_table.fill_bytes(poison_byte);
+  summed_area_table(d_image.data(), width, d_table.data(), width, height, width, stream.get());
+  const auto table = to_host(d_table);
+  std::vector<std::uint32_t> above(static_cast<std::size_t>(width), 0);
+  for (int r = 0; r < height; ++r) {
+    std::uint32_t row = 0;
+    for (int c = 0; c < width; ++c) {
+      const auto at = static_cast<std::size_t>(r) * width + c;
+      row += image[at];
+      const std::uint32_t want = above[static_cast<std::size_t>(c)] + row;
+      ASSERT_EQ(table[at], want) << "(" << r << ", " << c << ")";
+      above[static_cast<std::size_t>(c)] = want;
+    }
+  }
+  std::cout << height << "x" << width << " uint8 image into uint32 sums: every element checked\n";
 }
 
 }  // namespace

@@ -40,4 +40,19 @@ std::vector<T> random_values(std::int64_t n, std::mt19937_64& rng) {
   return values;
 }
 
+/// n values for the cases past 2^31 items, where mt19937_64 would take most of a test's time: a 32-bit
+/// xorshift seeded from the test's generator, each value `make(word)`.
+template <class T, class Make>
+std::vector<T> quick_random_values(std::int64_t n, std::mt19937_64& rng, Make make) {
+  std::vector<T> values(static_cast<std::size_t>(n));
+  std::uint32_t state = static_cast<std::uint32_t>(rng()) | 1u;
+  for (T& x : values) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    x = make(state);
+  }
+  return values;
+}
+
 }  // namespace lookback::test

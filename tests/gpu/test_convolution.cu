@@ -132,6 +132,32 @@ TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
         }
 }
 
+TYPED_TEST(convolution_2d, long_thin_masks_and_images_taller_than_the_grid) {
+  using T = TypeParam;
+  // 1 x 1801 taps: their tile and halo outgrow a block's shared memory (the direct kernel takes them).
+  // 45 x 47 taps, past the staged masks, over more rows than 65535 blocks of 8 rows cover.
+  struct shape {
+    int height, width, mask_height, mask_width;
+  };
+  for (const shape s : {shape{20, 3000, 1, 1801}, shape{3000, 20, 1801, 1}, shape{524291, 1, 45, 47}}) {
+    if (std::int64_t{s.height} * s.width > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(s.height) * 7 + s.mask_width);
+    const auto x = random_reals<T>(static_cast<std::size_t>(s.height) * static_cast<std::size_t>(s.width), rng);
+    const auto mask = random_reals<T>(static_cast<std::size_t>(s.mask_height) * static_cast<std::size_t>(s.mask_width), rng);
+    const cuda_stream stream;
+    const auto d_x = to_device(x, stream);
+    device_buffer<T> d_y(x.size(), stream);
+    d_y.fill_bytes(poison_byte);
+    convolve2d(d_x.data(), s.width, d_y.data(), s.width, s.height, s.width, mask.data(), s.mask_height, s.mask_width,
+               boundary::clamp, stream.get());
+    expect_close(cpu::correlate2d(x, s.height, s.width, mask, s.mask_height, s.mask_width, boundary::clamp), to_host(d_y),
+                 s.mask_height * s.mask_width,
+                 "convolve2d " + std::to_string(s.height) + "x" + std::to_string(s.width) + " mask " +
+                     std::to_string(s.mask_height) + "x" + std::to_string(s.mask_width));
+    if (this->HasFailure()) return;
+  }
+}
+
 template <class T>
 class convolution_ladder : public gpu_test {};
 TYPED_TEST_SUITE(convolution_ladder, real_types);

@@ -104,6 +104,14 @@ TYPED_TEST(fir_fft, auto_picks_a_method_either_side_of_the_switch) {
     if (this->HasFailure()) return;
   }
   EXPECT_THROW(overlap_save_filter<T>(nullptr, 0, 10), std::invalid_argument);
+  // Its plans run on the stream it was built on: a call on another is refused, as is a negative count.
+  const std::vector<T> h(300, T(1));
+  const cuda_stream built, other;
+  overlap_save_filter<T> filter(h.data(), 300, 1000, built.get());
+  device_buffer<T> d_x(1000, built), d_y(1000, built);
+  EXPECT_THROW(filter(d_x.data(), d_y.data(), 1000, other.get()), std::invalid_argument);
+  EXPECT_THROW(filter(d_x.data(), d_y.data(), -1, built.get()), std::invalid_argument);
+  EXPECT_THROW(fir_filter_auto(d_x.data(), d_y.data(), -1, h.data(), 300, built.get()), std::invalid_argument);
 }
 
 }  // namespace

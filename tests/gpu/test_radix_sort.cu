@@ -348,7 +348,7 @@ TEST_F(radix_sort_api, double_buffer_names_the_result_whatever_passes_are_skippe
 }
 
 TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
-  // README: 16,640 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
+  // README: 16,896 + 2,048 x tiles + 512 bytes for the double-buffer form, plus n keys (and values) for
   // the separate-buffer form; tiles of 12288 4-byte keys or pairs, at least 86 (keys) or 456 (pairs)
   // of them past the small sizes, where tiles are of 6144 keys or 4608 pairs. The size never shrinks
   // as n grows: the streamed sorts size one allocation for their largest chunk.
@@ -359,8 +359,8 @@ TEST_F(radix_sort_api, temporary_storage_is_the_readmes_formula) {
     const bool small_pairs = n <= (std::int64_t{1} << 21);
     const std::int64_t key_tiles = small_keys ? tiles(n, 6144) : std::max<std::int64_t>(tiles(n, 12288), 86);
     const std::int64_t pair_tiles = small_pairs ? tiles(n, 4608) : std::max<std::int64_t>(tiles(n, 12288), 456);
-    const std::size_t keys_double = 16640 + 2048 * static_cast<std::size_t>(key_tiles) + 512;
-    const std::size_t pairs_double = 16640 + 2048 * static_cast<std::size_t>(pair_tiles) + 512;
+    const std::size_t keys_double = 16896 + 2048 * static_cast<std::size_t>(key_tiles) + 512;
+    const std::size_t pairs_double = 16896 + 2048 * static_cast<std::size_t>(pair_tiles) + 512;
     const auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     const std::size_t spare = round(static_cast<std::size_t>(n) * 4);
     std::size_t bytes = 0;

@@ -372,35 +372,58 @@ TEST_F(scan_api, iterator_input_and_caller_allocator) {
   for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 10 + i * (i - 1) / 2) << "element " << i;
 }
 
-TEST_F(scan_api, temporary_storage_eight_bytes_past_alignment) {
-  // Poisoned first. The small arrays' aggregates are aligned within it; the pipelined scan's counter
-  // and descriptors are cleared a byte at a time rather than by 16-byte stores
-  // (detail/clear_then_launch.cuh).
+TEST_F(scan_api, temporary_storage_at_any_address) {
+  // Storage carved from a larger allocation, poisoned first: its parts start at its first 256-byte
+  // boundary (detail/temp_layout.cuh), so 8-byte items' 16-byte descriptors stay aligned. Small arrays
+  // (two kernels), the pipeline past 4 MiB, and 4- and 8-byte items.
   auto rng = make_rng(11);
-  for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, (std::int64_t{1} << 20) + 1000}) {
-    if (n > max_test_size()) continue;
-    const io::host_array input = random_array(io::dtype::uint32, n, distribution::small, rng);
-    const cuda_stream stream;
-    const auto d_in = to_device(input.bytes, stream);
-    const auto* in = reinterpret_cast<const std::uint32_t*>(d_in.data());
-    device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n), stream);
-    d_out.fill_bytes(poison_byte);
-    std::size_t bytes = 0;
-    exclusive_scan(nullptr, bytes, in, d_out.data(), 0u, sum{}, n, stream.get());
-    device_buffer<unsigned char> d_temp(bytes + 8, stream);
-    d_temp.fill_bytes(poison_byte);
-    exclusive_scan(d_temp.data() + 8, bytes, in, d_out.data(), 0u, sum{}, n, stream.get());
-    const auto got = to_host(d_out);
-    const typed::scan_spec spec{io::dtype::uint32, op_kind::sum, false, {}};
-    if (const auto e = scan_error(spec, input, got.data()))
-      FAIL() << "n=" << n << ": element " << e->index << " is " << e->actual;
-  }
+  for (const io::dtype type : {io::dtype::uint32, io::dtype::uint64})
+    for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{300007}, (std::int64_t{1} << 20) + 1000})
+      for (const std::size_t offset : {std::size_t{1}, std::size_t{8}}) {
+        if (n > max_test_size()) continue;
+        const io::host_array input = random_array(type, n, distribution::small, rng);
+        const cuda_stream stream;
+        const auto d_in = to_device(input.bytes, stream);
+        device_buffer<std::byte> d_out(input.bytes.size(), stream);
+        d_out.fill_bytes(poison_byte);
+        const auto run = [&](auto zero) {
+          using T = decltype(zero);
+          const auto* in = reinterpret_cast<const T*>(d_in.data());
+          auto* out = reinterpret_cast<T*>(d_out.data());
+          std::size_t bytes = 0;
+          exclusive_scan(nullptr, bytes, in, out, T(0), sum{}, n, stream.get());
+          device_buffer<unsigned char> d_temp(bytes + offset, stream);
+          d_temp.fill_bytes(poison_byte);
+          exclusive_scan(d_temp.data() + offset, bytes, in, out, T(0), sum{}, n, stream.get());
+        };
+        if (type == io::dtype::uint32) run(std::uint32_t{});
+        else run(std::uint64_t{});
+        const auto got = to_host(d_out);
+        const typed::scan_spec spec{type, op_kind::sum, false, {}};
+        if (const auto e = scan_error(spec, input, got.data()))
+          FAIL() << io::dtype_name(type) << " n=" << n << " offset " << offset << ": element " << e->index << " is "
+                 << e->actual;
+      }
 }
 
 TEST_F(scan_api, rejects_bad_arguments) {
   std::size_t bytes = 0;
   int* d = nullptr;
   EXPECT_THROW(exclusive_scan(nullptr, bytes, d, d, 0, sum{}, -1), std::invalid_argument);
+  {
+    // A carried prefix must be there to read; a total need not be asked for, even of nothing.
+    const cuda_stream stream;
+    device_buffer<int> d_prefix(1, stream), d_data(10, stream);
+    exclusive_scan(nullptr, bytes, d_data.data(), d_data.data(), carried<int>{d_prefix.data(), nullptr}, sum{}, 10,
+                   stream.get());
+    device_buffer<std::byte> d_temp(bytes, stream);
+    EXPECT_THROW(exclusive_scan(d_temp.data(), bytes, d_data.data(), d_data.data(), carried<int>{nullptr, nullptr}, sum{},
+                                10, stream.get()),
+                 std::invalid_argument);
+    exclusive_scan(d_temp.data(), bytes, d_data.data(), d_data.data(), carried<int>{d_prefix.data(), nullptr}, sum{}, 0,
+                   stream.get());
+    LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+  }
   exclusive_scan(nullptr, bytes, d, d, 0, sum{}, 1 << 20);
   EXPECT_GT(bytes, 0u);
   std::size_t too_small = bytes - 1;

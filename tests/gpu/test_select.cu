@@ -284,6 +284,36 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
   EXPECT_EQ(got, expected);
 }
 
+TEST_F(select_api, temporary_storage_at_any_address) {
+  // Storage carved from a larger allocation, poisoned first: 8-byte counts and descriptors stay aligned
+  // (detail/temp_layout.cuh). The small arrays' two kernels and the pipeline past 4 MiB.
+  auto rng = make_rng(6);
+  for (const std::int64_t n : {std::int64_t{1000}, (std::int64_t{1} << 20) + 1000})
+    for (const std::size_t offset : {std::size_t{1}, std::size_t{8}}) {
+      if (n > max_test_size()) continue;
+      const auto in = random_values<std::uint64_t>(n, rng);
+      const cuda_stream stream;
+      const auto d_in = to_device(in, stream);
+      device_buffer<std::uint64_t> d_out(in.size(), stream);
+      device_buffer<std::int64_t> d_count(1, stream);
+      d_out.fill_bytes(poison_byte);
+      std::size_t bytes = 0;
+      select_if(nullptr, bytes, d_in.data(), d_out.data(), d_count.data(), n, keep_below<std::uint64_t>{50}, stream.get());
+      device_buffer<unsigned char> d_temp(bytes + offset, stream);
+      d_temp.fill_bytes(poison_byte);
+      select_if(d_temp.data() + offset, bytes, d_in.data(), d_out.data(), d_count.data(), n,
+                keep_below<std::uint64_t>{50}, stream.get());
+      std::vector<std::uint8_t> keep(in.size());
+      for (std::size_t i = 0; i < in.size(); ++i) keep[i] = keep_below<std::uint64_t>{50}(in[i]);
+      const auto expected = expected_output(in, keep, mode::select_if);
+      ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size()))
+          << "n=" << n << " offset " << offset;
+      auto got = to_host(d_out);
+      got.resize(expected.size());
+      EXPECT_EQ(got, expected) << "n=" << n << " offset " << offset;
+    }
+}
+
 /// Flags in stretches of every density, one to two tiles long and not lined up with tiles: tiles that
 /// keep most of their items stage them padded, the others unpadded (select/select_kernel.cuh).
 std::vector<std::uint8_t> stretched_flags(std::int64_t n, std::int64_t tile, std::mt19937_64& rng) {

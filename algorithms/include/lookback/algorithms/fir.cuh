@@ -30,10 +30,11 @@ class overlap_save_filter {
 
  public:
   /// A filter of `num_taps` taps (host memory) for inputs of up to `max_n` samples per call, its
-  /// segments transformed in batches of at most `batch_reals` reals.
+  /// segments transformed in batches of at most `batch_reals` reals. Its plans and buffers belong to
+  /// `stream`, and every call runs on it.
   overlap_save_filter(const T* h_taps, int num_taps, std::int64_t max_n, cudaStream_t stream = nullptr,
                       std::int64_t batch_reals = policy::fir::batch_reals)
-      : taps_(num_taps), size_(policy::fir::fft_size(num_taps)), step_(size_ - num_taps + 1) {
+      : stream_(stream), taps_(num_taps), size_(policy::fir::fft_size(num_taps)), step_(size_ - num_taps + 1) {
     convolution::detail::check_type<T>();
     convolution::detail::check_mask(num_taps, "lookback::overlap_save_filter");
     if (max_n < 1) max_n = 1;
@@ -52,8 +53,12 @@ class overlap_save_filter {
   [[nodiscard]] int fft_size() const noexcept { return size_; }
   [[nodiscard]] int batch() const noexcept { return batch_; }
 
-  /// y = h * x over n <= max_n samples; d_out must not overlap d_in.
+  /// y = h * x over n <= max_n samples; d_out must not overlap d_in. `stream` must be the one the
+  /// filter was built on: the transforms run there, and so must the kernels between them.
   void operator()(const T* d_in, T* d_out, std::int64_t n, cudaStream_t stream = nullptr) {
+    if (stream != stream_)
+      throw std::invalid_argument("lookback::overlap_save_filter: called on a stream other than the one it was built on");
+    if (n < 0) throw std::invalid_argument("lookback::overlap_save_filter: negative sample count");
     const int threads = 256;
     const auto cut = fir::device::cut_segments_kernel<T>;
     const auto multiply = fir::device::multiply_spectra_kernel<complex, T>;
@@ -76,6 +81,7 @@ class overlap_save_filter {
   }
 
  private:
+  cudaStream_t stream_;
   int taps_;
   int size_;
   int step_;

@@ -45,8 +45,8 @@ inline void select_nothing(std::int64_t* d_num_selected, cudaStream_t stream) {
 /// The small arrays' temporary storage: each tile's count.
 template <class Policy>
 lookback::detail::temp_layout count_then_compact_layout(std::int64_t num_items) {
-  return lookback::detail::temp_layout{lookback::detail::aligned_array_bytes<device::count_t>(
-      static_cast<std::size_t>(lookback::detail::tile_count<Policy>(num_items)))};
+  return lookback::detail::temp_layout{static_cast<std::size_t>(lookback::detail::tile_count<Policy>(num_items)) *
+                                      sizeof(device::count_t)};
 }
 
 /// Small arrays' compaction in two kernels with Policy's tiles (select/select_kernel.cuh): each tile's
@@ -60,7 +60,7 @@ void count_then_compact(void* d_temp_storage, std::size_t& temp_storage_bytes, c
   const lookback::detail::temp_layout layout = count_then_compact_layout<Policy>(num_items);
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select")) return;
   if (num_items == 0) return select_nothing(d_num_selected, stream);
-  count_t* const d_counts = lookback::detail::align_for<count_t>(layout.part(d_temp_storage, 0));
+  count_t* const d_counts = layout.part<count_t>(d_temp_storage, 0);
   const auto grid = static_cast<unsigned>(lookback::detail::tile_count<Policy>(num_items));
   device::count_kept_kernel<Policy><<<grid, Policy::threads, 0, stream>>>(d_in, selector, num_items, d_counts,
                                                                         thread::aligned16(d_in));
@@ -84,7 +84,7 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   if (num_items == 0) return select_nothing(d_num_selected, stream);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
   lookback::detail::clear_then_launch(
-      d_temp_storage, layout.total(), device::select_kernel<Policy, Partition, T, Selector, status_array>,
+      layout.start(d_temp_storage), layout.parts_bytes(), device::select_kernel<Policy, Partition, T, Selector, status_array>,
       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, selector, d_out, d_num_selected,
       num_items, status_array(layout.part(d_temp_storage, 1), tiles), layout.part<unsigned>(d_temp_storage, 0),
       thread::aligned16(d_in), thread::aligned16(d_out));

@@ -97,7 +97,7 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
     if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
       aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
     clear_then_launch(
-        d_temp_storage, layout.total(),
+        layout.start(d_temp_storage), layout.parts_bytes(),
         device::deterministic_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, T*, Op, status_array>,
         dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out, num_items, op, init,
         has_start, store, d_total, status_array(layout.part(d_temp_storage, 1), d.granules),

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <stdexcept>
 
 namespace lookback {
 namespace detail {
@@ -46,7 +47,7 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   const auto kernel = device::single_pass_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, Op, status_array>;
   if constexpr (Policy::min_blocks > 0) prefer_shared_memory(kernel);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
-  clear_then_launch(d_temp_storage, layout.total(), kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads),
+  clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads),
                     0, stream, d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
                     static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
 }
@@ -102,6 +103,9 @@ template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
   using T = init_value_t<Init>;
+  if constexpr (is_carried<Init>)
+    if (d_temp_storage != nullptr && init.d_prefix == nullptr)
+      throw std::invalid_argument("lookback::scan: a carried prefix needs its d_prefix in device memory, not null");
   scan_by_size<Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items, stream);
   if (d_temp_storage == nullptr) {
     const temp_layout small = reduce_then_scan_layout<typename policy::scan<T>::reduce_then_scan, T>(

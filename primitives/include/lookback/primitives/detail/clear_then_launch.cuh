@@ -10,12 +10,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 
 namespace lookback::detail {
 
-/// Zeroes `words` words, after letting the next kernel in the stream launch. A template on the word
-/// (16 bytes, or a byte for unaligned storage), so that every translation unit may define it.
+/// Zeroes `words` 16-byte words, after letting the next kernel in the stream launch. A template, so
+/// that every translation unit may define it.
 template <class Word>
 __global__ void clear_words(Word* d_words, std::size_t words) {
   allow_dependent_launch();
@@ -24,22 +25,18 @@ __global__ void clear_words(Word* d_words, std::size_t words) {
     d_words[i] = Word{};
 }
 
-/// Clears `bytes` of `d_storage` (a multiple of 16: detail/temp_layout.cuh's parts), then launches
-/// `kernel`, which must call wait_for_prior_grid before it touches them. Storage that is not 16-byte
-/// aligned (a caller's, carved from a larger allocation) is cleared a byte at a time.
+/// Clears `bytes` of `d_storage` (detail/temp_layout.cuh's parts: 256-byte aligned, a multiple of 256
+/// bytes), then launches `kernel`, which must call wait_for_prior_grid before it touches them.
 template <class... Params, class... Args>
 void clear_then_launch(void* d_storage, std::size_t bytes, void (*kernel)(Params...), dim3 grid, dim3 block,
                        std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
-  const auto clear = [&](auto* d_words, std::size_t words) {
-    constexpr unsigned threads = 256;
-    const auto blocks = static_cast<unsigned>(std::min<std::size_t>((words + threads - 1) / threads, 1024));
-    clear_words<<<std::max(blocks, 1u), threads, 0, stream>>>(d_words, words);
-    LOOKBACK_CUDA_TRY(cudaGetLastError());
-  };
-  if (reinterpret_cast<std::uintptr_t>(d_storage) % sizeof(uint4) == 0)
-    clear(static_cast<uint4*>(d_storage), bytes / sizeof(uint4));
-  else
-    clear(static_cast<unsigned char*>(d_storage), bytes);
+  if (reinterpret_cast<std::uintptr_t>(d_storage) % sizeof(uint4) != 0 || bytes % sizeof(uint4) != 0)
+    throw std::logic_error("lookback: storage to clear must be whole, aligned 16-byte words");
+  constexpr unsigned threads = 256;
+  const std::size_t words = bytes / sizeof(uint4);
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((words + threads - 1) / threads, 1024));
+  clear_words<<<std::max(blocks, 1u), threads, 0, stream>>>(static_cast<uint4*>(d_storage), words);
+  LOOKBACK_CUDA_TRY(cudaGetLastError());
   launch_dependent(kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
 }
 

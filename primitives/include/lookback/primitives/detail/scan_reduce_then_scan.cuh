@@ -13,11 +13,13 @@
 
 namespace lookback::detail {
 
-/// An empty chunk passes its carried prefix through unchanged; a plain scan of nothing does nothing.
+/// An empty chunk passes its carried prefix through unchanged (where a total is asked for); a plain
+/// scan of nothing does nothing.
 template <class Init>
 void pass_prefix_through(const Init& init, cudaStream_t stream) {
   if constexpr (is_carried<Init>)
-    LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(init_value_t<Init>), cudaMemcpyDeviceToDevice,
+    if (init.d_total != nullptr)
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(init_value_t<Init>), cudaMemcpyDeviceToDevice,
                                       stream));
 }
 
@@ -32,7 +34,7 @@ bool vector_tiles(InputIt d_in, OutputIt d_out) {
 /// The tiles' aggregates.
 template <class Policy, class T>
 temp_layout reduce_then_scan_layout(std::int64_t num_items) {
-  return temp_layout{aligned_array_bytes<T>(static_cast<std::size_t>(tile_count<Policy>(num_items)))};
+  return temp_layout{static_cast<std::size_t>(tile_count<Policy>(num_items)) * sizeof(T)};
 }
 
 /// The scan in two kernels and tiles of Policy (two-phase temporary storage as every scan here).
@@ -45,7 +47,7 @@ void scan_reduce_then_scan(void* d_temp_storage, std::size_t& temp_storage_bytes
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan")) return;
   if (num_items == 0) return pass_prefix_through(init, stream);
 
-  T* const d_aggregates = align_for<T>(layout.part(d_temp_storage, 0));
+  T* const d_aggregates = layout.part<T>(d_temp_storage, 0);
   const auto tiles = static_cast<unsigned>(tile_count<Policy>(num_items));
   const bool vectors = vector_tiles<T>(d_in, d_out);
   device::tile_aggregates_kernel<Policy><<<tiles, Policy::threads, 0, stream>>>(d_in, num_items, op, d_aggregates,

@@ -104,18 +104,21 @@ __global__ void direct_convolution2d_kernel(const T* d_in, std::int64_t in_pitch
                                             int height, int width, Mask mask, int mask_height, int mask_width,
                                             boundary b) {
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (col >= width || row >= height) return;
-  T acc{0};
-  for (int a = 0; a < mask_height; ++a) {
-    const std::int64_t r = source_index(row - mask_height / 2 + a, height, b);
-    if (r < 0) continue;
-    for (int c = 0; c < mask_width; ++c) {
-      const std::int64_t cc = source_index(col - mask_width / 2 + c, width, b);
-      if (cc >= 0) acc += __ldg(d_in + r * in_pitch + cc) * mask[a * mask_width + c];
+  if (col >= width) return;
+  // Rows stride by the grid: its y dimension (at most 65535 blocks) need not cover the image.
+  for (int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); row < height;
+       row += static_cast<int>(gridDim.y * blockDim.y)) {
+    T acc{0};
+    for (int a = 0; a < mask_height; ++a) {
+      const std::int64_t r = source_index(row - mask_height / 2 + a, height, b);
+      if (r < 0) continue;
+      for (int c = 0; c < mask_width; ++c) {
+        const std::int64_t cc = source_index(col - mask_width / 2 + c, width, b);
+        if (cc >= 0) acc += __ldg(d_in + r * in_pitch + cc) * mask[a * mask_width + c];
+      }
     }
+    d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc;
   }
-  d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc;
 }
 
 }  // namespace lookback::convolution::device

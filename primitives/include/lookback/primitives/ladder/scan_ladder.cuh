@@ -339,7 +339,7 @@ void scan_domino(const T* d_in, std::int64_t n, T* d_out, void* d_temp, std::siz
                              static_cast<std::size_t>(tiles) * sizeof(T)});
   if (layout.answer_query(d_temp, temp_bytes, who) || n == 0) return;
   const unsigned grid = grid_of(tiles, who);
-  LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_temp, 0, layout.total(), stream));
+  LOOKBACK_CUDA_TRY(cudaMemsetAsync(layout.start(d_temp), 0, layout.parts_bytes(), stream));
   scan_single_pass_domino<T><<<grid, block_threads, 0, stream>>>(d_in, d_out, n, layout.part<unsigned>(d_temp, 0),
                                                                  layout.part<unsigned>(d_temp, 1),
                                                                  layout.part<T>(d_temp, 2));

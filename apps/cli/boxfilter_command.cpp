@@ -19,7 +19,7 @@ int boxfilter_command(const args& a) {
   long radius = -1;
   po::options_description desc("boxfilter options");
   desc.add_options()
-      ("input,i", po::value(&input)->required(), "image: .png (grey or RGB), .pgm, or a 2-D float32/float64 .npy")
+      ("input,i", po::value(&input)->required(), "image: .png (grey or RGB), .pgm, or a 2-D float32, float64, uint8 or uint16 .npy")
       ("output,o", po::value(&output)->required(), ".npy (float values), .png or .pgm (rounded, clamped)")
       ("radius", po::value(&radius)->required(),
        "R: each pixel becomes the mean of the (2R+1) x (2R+1) window about it, zeros past the edges");

@@ -39,7 +39,7 @@ int conv2d_command(const args& a) {
   std::string input, output, mask_path, kernel, border = "zero";
   po::options_description desc("conv2d options");
   desc.add_options()
-      ("input,i", po::value(&input)->required(), "image: .png (grey or RGB), .pgm, or a 2-D float32/float64 .npy")
+      ("input,i", po::value(&input)->required(), "image: .png (grey or RGB), .pgm, or a 2-D float32, float64, uint8 or uint16 .npy")
       ("output,o", po::value(&output)->required(), ".npy (float values), .png or .pgm (rounded, clamped)")
       ("mask", po::value(&mask_path), "2-D float32/float64 .npy mask with odd sides, in correlation form")
       ("kernel", po::value(&kernel), typed::kernel_spec_list())

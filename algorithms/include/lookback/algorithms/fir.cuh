@@ -57,7 +57,8 @@ class overlap_save_filter {
   /// filter was built on: the transforms run there, and so must the kernels between them.
   void operator()(const T* d_in, T* d_out, std::int64_t n, cudaStream_t stream = nullptr) {
     if (stream != stream_)
-      throw std::invalid_argument("lookback::overlap_save_filter: called on a stream other than the one it was built on");
+      throw std::invalid_argument(
+          "lookback::overlap_save_filter: called on a stream other than the one it was built on");
     if (n < 0) throw std::invalid_argument("lookback::overlap_save_filter: negative sample count");
     const int threads = 256;
     const auto cut = fir::device::cut_segments_kernel<T>;

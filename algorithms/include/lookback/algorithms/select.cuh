@@ -84,7 +84,7 @@ void run_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, cons
   if (num_items == 0) return select_nothing(d_num_selected, stream);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
   lookback::detail::clear_then_launch(
-      layout.start(d_temp_storage), layout.parts_bytes(), device::select_kernel<Policy, Partition, T, Selector, status_array>,
+      layout, d_temp_storage, device::select_kernel<Policy, Partition, T, Selector, status_array>,
       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, selector, d_out, d_num_selected,
       num_items, status_array(layout.part(d_temp_storage, 1), tiles), layout.part<unsigned>(d_temp_storage, 0),
       thread::aligned16(d_in), thread::aligned16(d_out));

@@ -50,7 +50,7 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::summed_area_table")) return;
   if (tiles == 0) return;
   lookback::detail::clear_then_launch(
-      layout.start(d_temp_storage), layout.parts_bytes(), device::two_way_lookback_kernel<Policy, In, Acc, status_array>,
+      layout, d_temp_storage, device::two_way_lookback_kernel<Policy, In, Acc, status_array>,
       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, in_pitch, d_table, table_pitch, height,
       width, tiles_x, bands, status_array(layout.part(d_temp_storage, 1), row_entries),
       status_array(layout.part(d_temp_storage, 2), column_entries), layout.part<unsigned>(d_temp_storage, 0));

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -148,15 +147,16 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
       h_mask, mask_height * mask_width, stream, [&](auto mask, bool staged) {
         using mask_t = decltype(mask);
         const auto tiled = convolution::device::tiled_convolution2d_kernel<policy, T, mask_t>;
-        const std::int64_t shared = std::int64_t{policy::tile_width + mask_width - 1} *
-                                    (policy::tile_height + mask_height - 1) * static_cast<std::int64_t>(sizeof(T));
-        // A long, thin mask's tile and halo may outgrow a block's shared memory: the direct kernel then.
-        if (staged && shared <= std::numeric_limits<int>::max() &&
-            lookback::detail::fits_dynamic_shared_memory(tiled, static_cast<int>(shared))) {
-          lookback::detail::allow_dynamic_shared_memory(tiled, static_cast<int>(shared));
+        // Staged masks have at most large_taps taps, so the tile and halo's bytes fit an int; a long, thin
+        // one's may still outgrow a block's shared memory: the direct kernel then.
+        const int shared = staged ? (policy::tile_width + mask_width - 1) * (policy::tile_height + mask_height - 1) *
+                                        static_cast<int>(sizeof(T))
+                                  : 0;
+        if (staged && lookback::detail::fits_dynamic_shared_memory(tiled, shared)) {
+          lookback::detail::allow_dynamic_shared_memory(tiled, shared);
           const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
                           (height + policy::tile_height - 1) / policy::tile_height);
-          tiled<<<grid, dim3(policy::block_x, policy::block_y), static_cast<std::size_t>(shared), stream>>>(
+          tiled<<<grid, dim3(policy::block_x, policy::block_y), shared, stream>>>(
               d_in, in_pitch, d_out, out_pitch, height, width, mask, mask_height, mask_width, b);
         } else {
           const auto kernel = convolution::device::direct_convolution2d_kernel<T, mask_t>;

@@ -93,11 +93,9 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
     const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
     if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
     if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
-    bool aligned = false;
-    if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
-      aligned = thread::aligned16(d_in) && thread::aligned16(d_out);
+    const bool aligned = thread::vector_tiles<T>(d_in, d_out);
     clear_then_launch(
-        layout.start(d_temp_storage), layout.parts_bytes(),
+        layout, d_temp_storage,
         device::deterministic_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, T*, Op, status_array>,
         dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out, num_items, op, init,
         has_start, store, d_total, status_array(layout.part(d_temp_storage, 1), d.granules),

@@ -43,11 +43,11 @@ void scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, Inp
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::scan")) return;
   if (num_items == 0) return pass_prefix_through(init, stream);
 
-  const bool aligned = vector_tiles<T>(d_in, d_out);
+  const bool aligned = thread::vector_tiles<T>(d_in, d_out);
   const auto kernel = device::single_pass_scan_kernel<Policy, Exclusive, InputIt, OutputIt, Init, Op, status_array>;
   if constexpr (Policy::min_blocks > 0) prefer_shared_memory(kernel);
   // Tile counter and descriptors start at zero ("not ready") for every launch.
-  clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads),
+  clear_then_launch(layout, d_temp_storage, kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads),
                     0, stream, d_in, d_out, num_items, op, init, status_array(layout.part(d_temp_storage, 1), tiles),
                     static_cast<unsigned*>(layout.part(d_temp_storage, 0)), aligned);
 }

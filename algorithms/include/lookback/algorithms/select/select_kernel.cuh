@@ -176,10 +176,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   T items[Policy::items_per_thread];
   const unsigned keep =
       load_and_decide<Policy>(d_in, selector, base, valid, items, s, Policy::vector_access && aligned);
-  compact_tile<Policy, Partition>(items, keep, base, valid, n, d_out, d_num_selected, out_aligned, s, [&](int block_kept) {
+  const auto look_back = [&](int block_kept) {
     tile::publish_and_look_back<Policy::initial_delay_ns>(tiles, tile, static_cast<count_t>(block_kept), sum{},
                                                           count_t{0}, count_t{0}, s.tile_prefix);
-  });
+  };
+  compact_tile<Policy, Partition>(items, keep, base, valid, n, d_out, d_num_selected, out_aligned, s, look_back);
 }
 
 /// Compaction of arrays small enough to stay in L2, in two kernels and no storage to clear (as the

@@ -70,7 +70,7 @@ void select_lookahead(void* d_temp_storage, const T* d_in, Selector selector, T*
   const dim3 grid(lookback::detail::lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks));
   const auto status = lookback::detail::lookahead_status_array<device::count_t>(layout.part(d_temp_storage, 1), tiles);
   auto* const d_counter = layout.part<unsigned>(d_temp_storage, 0);
-  lookback::detail::clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel, grid, dim3(Policy::threads), shared_bytes,
+  lookback::detail::clear_then_launch(layout, d_temp_storage, kernel, grid, dim3(Policy::threads), shared_bytes,
                                       stream, d_in, selector, d_out, d_num_selected, num_items, status, d_counter);
 }
 

@@ -5,6 +5,7 @@
 // launch dependent on it at once (detail/dependent_launch.cuh): its blocks are resident and set up by
 // the time the storage is clear, and wait in wait_for_prior_grid before anything else.
 #include <lookback/primitives/detail/dependent_launch.cuh>
+#include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
 
 #include <algorithm>
@@ -38,6 +39,14 @@ void clear_then_launch(void* d_storage, std::size_t bytes, void (*kernel)(Params
   clear_words<<<std::max(blocks, 1u), threads, 0, stream>>>(static_cast<uint4*>(d_storage), words);
   LOOKBACK_CUDA_TRY(cudaGetLastError());
   launch_dependent(kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+}
+
+/// The same over every part `layout` places in `d_temp_storage`.
+template <class... Params, class... Args>
+void clear_then_launch(const temp_layout& layout, void* d_temp_storage, void (*kernel)(Params...), dim3 grid,
+                       dim3 block, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel, grid, block, shared_bytes, stream,
+                    std::forward<Args>(args)...);
 }
 
 }  // namespace lookback::detail

@@ -79,7 +79,7 @@ void scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out, Init init, Op
   const dim3 grid(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks));
   const auto status = lookahead_status_array<T>(layout.part(d_temp_storage, 1), tiles);
   auto* const d_counter = layout.part<unsigned>(d_temp_storage, 0);
-  clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel, grid, dim3(Policy::threads), shared_bytes, stream, d_in,
+  clear_then_launch(layout, d_temp_storage, kernel, grid, dim3(Policy::threads), shared_bytes, stream, d_in,
                     d_out, num_items, op, init, status, d_counter);
 }
 
@@ -123,7 +123,7 @@ void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out,
   const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
   const auto kernel = deterministic_scan_lookahead_kernel_for<Policy, Exclusive, T, Init, Op>;
   constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
-  clear_then_launch(layout.start(d_temp_storage), layout.parts_bytes(), kernel,
+  clear_then_launch(layout, d_temp_storage, kernel,
                     dim3(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks)), dim3(Policy::threads),
                     shared_bytes, stream, d_in, d_out, num_items, op, init, has_start, d_total,
                     lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),

@@ -19,16 +19,8 @@ template <class Init>
 void pass_prefix_through(const Init& init, cudaStream_t stream) {
   if constexpr (is_carried<Init>)
     if (init.d_total != nullptr)
-      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(init_value_t<Init>), cudaMemcpyDeviceToDevice,
-                                      stream));
-}
-
-/// Whether full tiles of `d_in` and `d_out` may move as 16-byte vectors.
-template <class T, class InputIt, class OutputIt>
-bool vector_tiles(InputIt d_in, OutputIt d_out) {
-  if constexpr (thread::vectorizable<InputIt, T> && thread::vectorizable<OutputIt, T>)
-    return thread::aligned16(d_in) && thread::aligned16(d_out);
-  return false;
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(init.d_total, init.d_prefix, sizeof(init_value_t<Init>),
+                                        cudaMemcpyDeviceToDevice, stream));
 }
 
 /// The tiles' aggregates.
@@ -49,7 +41,7 @@ void scan_reduce_then_scan(void* d_temp_storage, std::size_t& temp_storage_bytes
 
   T* const d_aggregates = layout.part<T>(d_temp_storage, 0);
   const auto tiles = static_cast<unsigned>(tile_count<Policy>(num_items));
-  const bool vectors = vector_tiles<T>(d_in, d_out);
+  const bool vectors = thread::vector_tiles<T>(d_in, d_out);
   device::tile_aggregates_kernel<Policy><<<tiles, Policy::threads, 0, stream>>>(d_in, num_items, op, d_aggregates,
                                                                               vectors);
   LOOKBACK_CUDA_TRY(cudaGetLastError());

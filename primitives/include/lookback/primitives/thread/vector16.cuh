@@ -24,4 +24,11 @@ bool aligned16(It p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
+/// Whether full tiles of T from `d_in` to `d_out` may move as 16-byte vectors.
+template <class T, class InputIt, class OutputIt>
+bool vector_tiles(InputIt d_in, OutputIt d_out) {
+  if constexpr (vectorizable<InputIt, T> && vectorizable<OutputIt, T>) return aligned16(d_in) && aligned16(d_out);
+  return false;
+}
+
 }  // namespace lookback::thread

@@ -1,5 +1,5 @@
-# Installs the build tree into a scratch prefix, then configures, builds and runs the consumer
-# project against it with find_package(lookback).
+# Installs the build tree into a scratch prefix, then configures and builds the consumer project
+# against it with find_package(lookback); the test consumer_runs runs it.
 file(REMOVE_RECURSE "${WORK_DIR}")
 # The architecture list arrives joined with '|' (a ';' would split the -D argument).
 string(REPLACE "|" ";" architectures "${CUDA_ARCHITECTURES}")
@@ -19,7 +19,4 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build" RESULT_VARI
 if(rc)
   message(FATAL_ERROR "building the consumer failed: ${rc}")
 endif()
-execute_process(COMMAND "${WORK_DIR}/build/consumer" RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "the consumer ran and failed: ${rc}")
-endif()
+# The test consumer_runs runs what was built.

@@ -220,6 +220,18 @@ TEST_F(convolution_api, bad_masks_and_sizes_are_rejected) {
   EXPECT_THROW(convolve2d<float>(nullptr, 3, nullptr, 4, 4, 4, taps, 1, 1, boundary::zero), std::invalid_argument);
 }
 
+// No gpu_test fixture: the arrays are checked before any CUDA call, so this runs without a GPU too.
+TEST(convolution_arguments, null_arrays_are_refused) {
+  float somewhere[16] = {};  // never read or written: the calls refuse first
+  const float taps[3] = {1, 2, 1};
+  expect_refused("d_in", [&] { convolve1d<float>(nullptr, somewhere, 10, taps, 3, boundary::zero); });
+  expect_refused("d_out", [&] { convolve1d<float>(somewhere, nullptr, 10, taps, 3, boundary::zero); });
+  expect_refused("h_mask", [&] { convolve1d<float>(somewhere, somewhere, 10, nullptr, 3, boundary::zero); });
+  expect_refused("d_in", [&] { convolve2d<float>(nullptr, 4, somewhere, 4, 4, 4, taps, 1, 3, boundary::zero); });
+  expect_refused("d_out", [&] { convolve2d<float>(somewhere, 4, nullptr, 4, 4, 4, taps, 1, 3, boundary::zero); });
+  expect_refused("h_mask", [&] { convolve2d<float>(somewhere, 4, somewhere, 4, 4, 4, nullptr, 1, 3, boundary::zero); });
+}
+
 class convolution_large : public gpu_test {};
 
 // Past 2^31 items (64-bit sizes and tile offsets, the mirror reaching back from the far end): every

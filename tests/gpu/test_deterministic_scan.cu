@@ -342,9 +342,21 @@ TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refuse
                  sum{}, 10, nullptr);
   EXPECT_GT(bytes, 0u);
   void* storage = &bytes;  // never touched: the call refuses first
-  EXPECT_THROW(exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr),
-                              static_cast<float*>(nullptr), none, sum{}, 10, nullptr),
-               std::invalid_argument);
+  expect_refused("d_prefix", [&] {
+    exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+                   none, sum{}, 10, nullptr);
+  });
+  // With a prefix, the arrays are next.
+  const carried<float> some{&total, &total};
+  auto* somewhere = static_cast<float*>(storage);  // never dereferenced either
+  expect_refused("d_in", [&] {
+    exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), somewhere, some, sum{}, 10,
+                   nullptr);
+  });
+  expect_refused("d_out", [&] {
+    exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(somewhere), static_cast<float*>(nullptr),
+                   some, sum{}, 10, nullptr);
+  });
 }
 
 class deterministic_scan_large : public gpu_test {};

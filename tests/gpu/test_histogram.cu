@@ -747,7 +747,7 @@ TEST_F(histogram_range_counts, typed_gpu_matches_typed_cpu) {
 
 // No gpu_test fixture: these run without a GPU too. histogram_even makes (and so validates) the bin map
 // while evaluating the arguments of histogram::detail::run, histogram_range checks its bin count before
-// calling it, and run checks the sample count before its first CUDA call.
+// calling it, and run checks the sample count and the arrays before its first CUDA call.
 TEST(histogram_arguments, rejected_before_any_cuda_call) {
   constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const float* d_floats = nullptr;
@@ -771,6 +771,16 @@ TEST(histogram_arguments, rejected_before_any_cuda_call) {
                               std::numeric_limits<std::int64_t>::max()),
                std::invalid_argument);
   EXPECT_THROW(histogram_even(d_floats, -1, d_hist, 4, 0.f, 1.f), std::invalid_argument);
+  // Null arrays, with something to count: refused before the histogram is cleared.
+  unsigned counters[4] = {};
+  const std::uint32_t uints[1] = {};
+  const std::int32_t ints[1] = {};
+  expect_refused("d_samples", [&] { histogram_even(d_uints, 10, counters, 4, 0, 256); });
+  expect_refused("d_histogram", [&] { histogram_even(uints, 1, d_hist, 4, 0, 256); });
+  expect_refused("d_levels", [&] { histogram_range(ints, 1, counters, 4, d_levels); });
+  const int queries[2] = {};
+  expect_refused("d_prefix", [&] { range_counts(static_cast<const unsigned*>(nullptr), 4, queries, 1, counters); });
+  expect_refused("d_queries", [&] { range_counts(counters, 4, static_cast<const int*>(nullptr), 1, counters); });
 }
 
 }  // namespace

@@ -107,12 +107,12 @@ struct sorted {
 
 template <class Key, class Value, bool Pairs>
 sorted<Key, Value> sort_ours(const device_buffer<Key>& d_keys, const device_buffer<Value>& d_values, bool descending,
-                             int begin, int end, cudaStream_t stream) {
+                             int begin, int end, cudaStream_t stream, int poison = poison_byte) {
   const std::int64_t n = static_cast<std::int64_t>(d_keys.size());
   device_buffer<Key> d_keys_out(d_keys.size(), stream);
   device_buffer<Value> d_values_out(d_values.size(), stream);
-  d_keys_out.fill_bytes(poison_byte);
-  d_values_out.fill_bytes(poison_byte);
+  d_keys_out.fill_bytes(poison);
+  d_values_out.fill_bytes(poison);
   auto call = [&](void* d_temp, std::size_t& bytes) {
     if constexpr (Pairs) {
       if (descending)
@@ -191,8 +191,9 @@ void check_sort(const std::vector<Key>& keys, bool descending, int begin, int en
   }
   const auto d_keys = to_device(keys, stream);
   const auto d_values = to_device(values, stream);
-  expect_sorted<Key, Value, Pairs>(expected, sort_ours<Key, Value, Pairs>(d_keys, d_values, descending, begin, end, stream),
-                                   "ours", what);
+  for (const int poison : poisons_for(Pairs ? std::min(sizeof(Key), sizeof(Value)) : sizeof(Key)))
+    expect_sorted<Key, Value, Pairs>(
+        expected, sort_ours<Key, Value, Pairs>(d_keys, d_values, descending, begin, end, stream, poison), "ours", what);
   if (cub_too)
     expect_sorted<Key, Value, Pairs>(expected, sort_cub<Key, Value, Pairs>(d_keys, d_values, descending, begin, end, stream),
                                      "CUB", what);
@@ -398,6 +399,25 @@ TEST_F(radix_sort_api, bad_bit_ranges_are_rejected) {
   for (const auto& [begin, end] : {std::pair{0, 33}, std::pair{-1, 8}, std::pair{8, 8}, std::pair{9, 4}})
     EXPECT_THROW(radix_sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 10, begin, end), std::invalid_argument)
         << begin << ":" << end;
+}
+
+// No gpu_test fixture: the arrays are checked before any CUDA call, so this runs without a GPU too.
+TEST(radix_sort_arguments, null_arrays_are_refused) {
+  untouched_storage storage;
+  auto* somewhere = static_cast<std::uint32_t*>(storage.get());  // never dereferenced: the calls refuse first
+  std::uint32_t* none = nullptr;
+  void* d_temp = storage.get();
+  std::size_t& bytes = storage.bytes;
+  expect_refused("d_keys_in", [&] { radix_sort_keys<std::uint32_t>(d_temp, bytes, none, somewhere, 10); });
+  expect_refused("d_keys_out", [&] { radix_sort_keys<std::uint32_t>(d_temp, bytes, somewhere, none, 10); });
+  expect_refused("d_values_in", [&] {
+    radix_sort_pairs<std::uint32_t, std::uint32_t>(d_temp, bytes, somewhere, somewhere, none, somewhere, 10);
+  });
+  expect_refused("d_values_out", [&] {
+    radix_sort_pairs<std::uint32_t, std::uint32_t>(d_temp, bytes, somewhere, somewhere, somewhere, none, 10);
+  });
+  double_buffer<std::uint32_t> keys(somewhere, none);
+  expect_refused("key buffer", [&] { radix_sort_keys(d_temp, bytes, keys, 10); });
 }
 
 TEST_F(radix_sort_api, repeated_runs_are_identical) {

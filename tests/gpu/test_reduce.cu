@@ -99,6 +99,16 @@ TEST_F(reduce_api, unaligned_pointer_and_iterator_inputs) {
   EXPECT_EQ(reduce_to_host(d.data(), 0, maximum{}, std::uint32_t{42}, stream.get()), 42u) << "n = 0 gives init";
 }
 
+// No gpu_test fixture: the arrays are checked before any CUDA call, so this runs without a GPU too.
+TEST(reduce_arguments, null_arrays_are_refused) {
+  untouched_storage storage;
+  auto* somewhere = static_cast<double*>(storage.get());  // never dereferenced: the calls refuse first
+  double* none = nullptr;
+  expect_refused("d_in", [&] { reduce(storage.get(), storage.bytes, none, somewhere, 10, sum{}, 1.0); });
+  // The result is written even of nothing.
+  expect_refused("d_out", [&] { reduce(storage.get(), storage.bytes, somewhere, none, 0, sum{}, 1.0); });
+}
+
 TEST_F(reduce_api, result_stays_on_device_with_caller_storage) {
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), 77777);
   std::vector<double> host(static_cast<std::size_t>(n), 0.5);

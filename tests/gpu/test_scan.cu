@@ -427,7 +427,20 @@ TEST_F(scan_api, rejects_bad_arguments) {
   exclusive_scan(nullptr, bytes, d, d, 0, sum{}, 1 << 20);
   EXPECT_GT(bytes, 0u);
   std::size_t too_small = bytes - 1;
-  EXPECT_THROW(exclusive_scan(reinterpret_cast<void*>(256), too_small, d, d, 0, sum{}, 1 << 20), std::invalid_argument);
+  const cuda_stream stream;
+  device_buffer<int> d_data(std::size_t{1} << 20, stream);
+  EXPECT_THROW(exclusive_scan(reinterpret_cast<void*>(256), too_small, d_data.data(), d_data.data(), 0, sum{}, 1 << 20,
+                              stream.get()),
+               std::invalid_argument);
+}
+
+// No gpu_test fixture: the arrays are checked before any CUDA call, so these run without a GPU too.
+TEST(scan_arguments, null_arrays_are_refused_unless_there_is_nothing_to_scan) {
+  untouched_storage storage;
+  int* none = nullptr;
+  int* somewhere = reinterpret_cast<int*>(storage.get());  // never dereferenced: the call refuses first
+  expect_refused("d_in", [&] { exclusive_scan(storage.get(), storage.bytes, none, somewhere, 0, sum{}, 10); });
+  expect_refused("d_out", [&] { exclusive_scan(storage.get(), storage.bytes, somewhere, none, 0, sum{}, 10); });
 }
 
 }  // namespace

@@ -61,18 +61,19 @@ template <class T>
 struct run_result {
   std::vector<T> out;  // all n slots, poisoned first
   std::int64_t count;
+  int poison;  // the byte `out` was filled with
 };
 
 /// Through the public API, or, given a Policy, with that tile policy: on the look-back kernel, or, if
 /// Counted, on the small arrays' two kernels.
 template <class Policy = void, bool Counted = false, class T>
 run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer<std::uint8_t>& d_flags,
-                       std::uint32_t percent, cudaStream_t stream) {
+                       std::uint32_t percent, cudaStream_t stream, int poison = poison_byte) {
   const std::int64_t n = static_cast<std::int64_t>(d_in.size());
   device_buffer<T> d_out(d_in.size(), stream);
   device_buffer<std::int64_t> d_count(1, stream);
-  d_out.fill_bytes(poison_byte);
-  d_count.fill_bytes(poison_byte);
+  d_out.fill_bytes(poison);
+  d_count.fill_bytes(poison);
   const keep_below<T> pred{percent};
   if constexpr (std::is_void_v<Policy>) {
     if (m == mode::select_if) select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream);
@@ -97,7 +98,7 @@ run_result<T> run_ours(mode m, const device_buffer<T>& d_in, const device_buffer
     stream_allocator alloc;
     lookback::detail::with_temp_storage(alloc, stream, call);
   }
-  return {to_host(d_out), selected_count(d_count.data(), stream)};
+  return {to_host(d_out), selected_count(d_count.data(), stream), poison};
 }
 
 template <class T>
@@ -119,7 +120,7 @@ run_result<T> run_cub(mode m, const device_buffer<T>& d_in, const device_buffer<
   };
   stream_allocator alloc;
   lookback::detail::with_temp_storage(alloc, stream, call);
-  return {to_host(d_out), selected_count(d_count.data(), stream)};
+  return {to_host(d_out), selected_count(d_count.data(), stream), poison_byte};
 }
 
 template <class T>
@@ -135,7 +136,7 @@ void expect_output(const std::vector<T>& expected, std::int64_t expected_count, 
     }
   if (m != mode::partition) {
     // Past the count nothing may be written.
-    std::vector<unsigned char> poison(sizeof(T), static_cast<unsigned char>(poison_byte));
+    std::vector<unsigned char> poison(sizeof(T), static_cast<unsigned char>(got.poison));
     for (std::size_t i = checked; i < got.out.size(); ++i)
       if (std::memcmp(&got.out[i], poison.data(), sizeof(T)) != 0) {
         ADD_FAILURE() << what << ": " << from << " wrote element " << i << ", past the count " << checked;
@@ -148,14 +149,14 @@ void expect_output(const std::vector<T>& expected, std::int64_t expected_count, 
 /// `max_blocks` blocks when positive; temporary storage poisoned. n > 0.
 template <class Policy, class T>
 run_result<T> run_pipelined(mode m, const device_buffer<T>& d_in, const device_buffer<std::uint8_t>& d_flags,
-                            std::uint32_t percent, int max_blocks, cudaStream_t stream) {
+                            std::uint32_t percent, int max_blocks, cudaStream_t stream, int poison) {
   const std::int64_t n = static_cast<std::int64_t>(d_in.size());
   device_buffer<T> d_out(d_in.size(), stream);
   device_buffer<std::int64_t> d_count(1, stream);
   device_buffer<std::byte> d_temp(select::detail::select_lookahead_layout<Policy>(n).total(), stream);
-  d_out.fill_bytes(poison_byte);
-  d_count.fill_bytes(poison_byte);
-  d_temp.fill_bytes(poison_byte);
+  d_out.fill_bytes(poison);
+  d_count.fill_bytes(poison);
+  d_temp.fill_bytes(poison);
   using select::detail::select_lookahead;
   const select::predicate_selector<keep_below<T>> by_value{keep_below<T>{percent}};
   if (m == mode::select_if)
@@ -167,11 +168,11 @@ run_result<T> run_pipelined(mode m, const device_buffer<T>& d_in, const device_b
   if (m == mode::partition)
     select_lookahead<Policy, true>(d_temp.data(), d_in.data(), by_value, d_out.data(), d_count.data(), n, max_blocks,
                                    stream);
-  return {to_host(d_out), selected_count(d_count.data(), stream)};
+  return {to_host(d_out), selected_count(d_count.data(), stream), poison};
 }
 
 /// Input (and flags) drawn for the case, the expected output from the CPU, checked against `ours`
-/// (called as run_ours is) and, if cub_too, CUB.
+/// (called as run_ours is, once a poison of poisons_for) and, if cub_too, CUB.
 template <class T, class Ours>
 void check_case_with(mode m, std::int64_t n, std::uint32_t percent, std::uint64_t salt, bool cub_too, Ours ours) {
   auto rng = make_rng(salt);
@@ -194,7 +195,8 @@ void check_case_with(mode m, std::int64_t n, std::uint32_t percent, std::uint64_
   const auto d_flags = to_device(flags, stream);
   const std::string what = std::string(mode_name(m)) + " " + std::to_string(sizeof(T)) + "-byte values n=" +
                            std::to_string(n) + " " + std::to_string(percent) + "% kept";
-  expect_output(expected, expected_count, ours(m, d_in, d_flags, percent, stream.get()), "ours", m, what);
+  for (const int poison : poisons_for(sizeof(T)))
+    expect_output(expected, expected_count, ours(m, d_in, d_flags, percent, stream.get(), poison), "ours", m, what);
   if (cub_too) expect_output(expected, expected_count, run_cub(m, d_in, d_flags, percent, stream.get()), "CUB", m, what);
 }
 
@@ -453,8 +455,9 @@ void check_pipelined(std::uint64_t salt) {
         for (const std::uint32_t percent : {0u, 1u, 50u, 99u, 100u}) {
           if (n > 9 * tile + 5 && percent != 50) continue;
           check_case_with<T>(m, n, percent, salt + static_cast<std::uint64_t>(n) * 131 + percent, false,
-                             [&](mode mm, const auto& d_in, const auto& d_flags, std::uint32_t p, cudaStream_t stream) {
-                               return run_pipelined<Policy>(mm, d_in, d_flags, p, max_blocks, stream);
+                             [&](mode mm, const auto& d_in, const auto& d_flags, std::uint32_t p, cudaStream_t stream,
+                                 int poison) {
+                               return run_pipelined<Policy>(mm, d_in, d_flags, p, max_blocks, stream, poison);
                              });
           if (::testing::Test::HasFailure()) {
             ADD_FAILURE() << "with " << max_blocks << " blocks at most (0: all that fit), tiles of " << tile;
@@ -526,6 +529,28 @@ TEST_F(select_lookahead, unaligned_flags_take_the_look_back_kernel) {
   auto got = to_host(d_out);
   got.resize(expected.size());
   EXPECT_EQ(got, expected);
+}
+
+// No gpu_test fixture: the arrays are checked before any CUDA call, so these run without a GPU too.
+TEST(select_arguments, null_arrays_are_refused) {
+  untouched_storage storage;
+  const std::int64_t n = 10;
+  const keep_below<std::uint32_t> pred{50};
+  auto* values = static_cast<std::uint32_t*>(storage.get());  // never dereferenced: the calls refuse first
+  auto* flags = static_cast<const std::uint8_t*>(storage.get());
+  auto* count = static_cast<std::int64_t*>(storage.get());
+  const std::uint32_t* no_input = nullptr;
+  std::uint32_t* no_output = nullptr;
+  void* d_temp = storage.get();
+  std::size_t& bytes = storage.bytes;
+  expect_refused("d_in", [&] { select_if(d_temp, bytes, no_input, values, count, n, pred); });
+  expect_refused("d_out", [&] { select_if(d_temp, bytes, values, no_output, count, n, pred); });
+  expect_refused("d_num_selected", [&] { select_if(d_temp, bytes, values, values, nullptr, n, pred); });
+  expect_refused("d_out", [&] { partition(d_temp, bytes, values, no_output, count, n, pred); });
+  expect_refused("d_flags", [&] {
+    select_flagged(d_temp, bytes, values, static_cast<const std::uint8_t*>(nullptr), values, count, n);
+  });
+  expect_refused("d_in", [&] { select_flagged(d_temp, bytes, no_input, flags, values, count, n); });
 }
 
 class select_large : public gpu_test {};

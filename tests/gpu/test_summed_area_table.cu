@@ -124,6 +124,19 @@ TEST_F(summed_area, other_tile_shapes_give_the_same_table) {
   }
 }
 
+// No gpu_test fixture: the arrays are checked before any CUDA call, so this runs without a GPU too.
+TEST(summed_area_arguments, null_arrays_are_refused) {
+  untouched_storage storage;
+  auto* somewhere = static_cast<float*>(storage.get());  // never dereferenced: the calls refuse first
+  expect_refused("d_in", [&] {
+    summed_area_table(storage.get(), storage.bytes, static_cast<const float*>(nullptr), 64, somewhere, 64, 64, 64);
+  });
+  expect_refused("d_table", [&] {
+    summed_area_table(storage.get(), storage.bytes, static_cast<const float*>(somewhere), 64,
+                      static_cast<float*>(nullptr), 64, 64, 64);
+  });
+}
+
 TEST_F(summed_area, refuses_short_storage_and_images_a_tile_short_of_2_pow_31) {
   const cuda_stream stream;
   device_buffer<float> d_image(64 * 64, stream);

@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace lookback::test {
@@ -55,5 +58,32 @@ inline constexpr std::int64_t cub_single_tile_sort_items = 4864;
 
 /// The byte every GPU output is filled with before a run, so unwritten elements show.
 inline constexpr int poison_byte = 0xAB;
+
+/// Expects `call` to throw std::invalid_argument naming `argument` (a null array's name).
+template <class Call>
+void expect_refused(const std::string& argument, Call&& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(argument), std::string::npos) << "refused, but not for " << argument << ": "
+                                                                      << e.what();
+    return;
+  }
+  ADD_FAILURE() << "a null " << argument << " was not refused";
+}
+
+/// Storage a call that refuses its arguments first is given: plenty, never touched.
+struct untouched_storage {
+  std::size_t bytes = static_cast<std::size_t>(-1);
+  void* get() { return &bytes; }
+};
+
+/// The poisons an output of `element_bytes`-wide elements is filled with, one run each. For 1- and
+/// 2-byte elements poison_byte's pattern is a value the data holds, so an element never written whose
+/// expected value is that pattern would pass; under the second poison it shows.
+inline std::vector<int> poisons_for(std::size_t element_bytes) {
+  if (element_bytes <= 2) return {poison_byte, 0x54};
+  return {poison_byte};
+}
 
 }  // namespace lookback::test

@@ -25,6 +25,8 @@ void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter*
                      const BinMap& bin_of, cudaStream_t stream) {
   using policy = Policy;
   lookback::detail::check_item_count(num_samples, "lookback::histogram");
+  lookback::detail::check_array(d_samples, num_samples, "lookback::histogram", "d_samples");
+  lookback::detail::check_array(d_histogram, num_bins, "lookback::histogram", "d_histogram");
   LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(num_bins) * sizeof(Counter), stream));
   if (num_samples == 0) return;
   const bool aligned = thread::aligned16(d_samples);
@@ -74,6 +76,7 @@ template <class Sample, class Counter>
 void histogram_range(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins,
                      const histogram::level_t<Sample>* d_levels, cudaStream_t stream = nullptr) {
   histogram::check_bins(num_bins);
+  lookback::detail::check_array(d_levels, num_samples > 0 ? num_bins + 1 : 0, "lookback::histogram", "d_levels");
   histogram::detail::run(d_samples, num_samples, d_histogram, num_bins,
                          histogram::range_bins<Sample>{d_levels, num_bins + 1}, stream);
 }
@@ -95,6 +98,9 @@ void range_counts(const Counter* d_prefix, int num_bins, const int* d_queries, s
                   Counter* d_counts, cudaStream_t stream = nullptr) {
   if (num_queries < 0) throw std::invalid_argument("lookback::range_counts: negative query count");
   if (num_queries == 0) return;
+  lookback::detail::check_array(d_prefix, num_bins + 1, "lookback::range_counts", "d_prefix");
+  lookback::detail::check_array(d_queries, 2 * num_queries, "lookback::range_counts", "d_queries");
+  lookback::detail::check_array(d_counts, num_queries, "lookback::range_counts", "d_counts");
   const int blocks = static_cast<int>(std::min<std::int64_t>((num_queries + 255) / 256, 4096));
   histogram::device::range_count_kernel<<<blocks, 256, 0, stream>>>(d_prefix, num_bins, d_queries, num_queries,
                                                                     d_counts);

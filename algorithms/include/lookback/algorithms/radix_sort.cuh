@@ -160,6 +160,15 @@ template <bool Descending, class Key, class Value>
 void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
                    const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit, int end_bit,
                    cudaStream_t stream) {
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    constexpr const char* who = "lookback::radix_sort";
+    lookback::detail::check_array(d_keys_in, n, who, "d_keys_in");
+    lookback::detail::check_array(d_keys_out, n, who, "d_keys_out");
+    if constexpr (!std::is_same_v<Value, no_value>) {
+      lookback::detail::check_array(d_values_in, n, who, "d_values_in");
+      lookback::detail::check_array(d_values_out, n, who, "d_values_out");
+    }
+  }
   const sort_buffers buffers{d_keys_in, d_keys_out, nullptr, d_values_in, d_values_out, nullptr, false};
   sort_with_policy<policy::radix_sort<Key, Value>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
                                                                     begin_bit, end_bit, true, stream);
@@ -171,6 +180,12 @@ void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_b
   // The host knows how many passes there are but not which the device skips: the result goes where
   // running them all would leave it, a skipped pass copying instead when skipping left it elsewhere.
   const int flip = pass_count(begin_bit, end_bit) % 2;
+  if (d_temp_storage != nullptr) {
+    constexpr const char* who = "lookback::radix_sort";
+    for (Key* const buffer : keys.buffers) lookback::detail::check_array(buffer, n, who, "a key buffer");
+    if (values)
+      for (Value* const buffer : values->buffers) lookback::detail::check_array(buffer, n, who, "a value buffer");
+  }
   const sort_buffers buffers{keys.current(),
                              keys.buffers[keys.selector ^ flip],
                              keys.alternate(),

@@ -153,6 +153,11 @@ void run_by_size(void* d_temp_storage, std::size_t& temp_storage_bytes, const T*
 template <bool Partition, class Sized, class T, class Selector>
 void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, Selector selector, T* d_out,
          std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream) {
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    lookback::detail::check_array(d_in, num_items, "lookback::select", "d_in");
+    lookback::detail::check_array(d_out, num_items, "lookback::select", "d_out");
+    lookback::detail::check_array(d_num_selected, 1, "lookback::select", "d_num_selected");
+  }
   run_by_size<Partition, Sized>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out, d_num_selected, num_items,
                                 stream);
   if (d_temp_storage == nullptr) temp_storage_bytes = std::max(temp_storage_bytes, small_arrays_largest_temp<Sized>());
@@ -177,6 +182,7 @@ void select_if(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d
 template <class T, class Flag>
 void select_flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, const Flag* d_flags,
                     T* d_out, std::int64_t* d_num_selected, std::int64_t num_items, cudaStream_t stream = nullptr) {
+  if (d_temp_storage != nullptr) lookback::detail::check_array(d_flags, num_items, "lookback::select", "d_flags");
   select::detail::run<false, std::conditional_t<(sizeof(Flag) > sizeof(T)), Flag, T>>(
       d_temp_storage, temp_storage_bytes, d_in, select::detail::flags(d_flags), d_out,
                              d_num_selected, num_items, stream);

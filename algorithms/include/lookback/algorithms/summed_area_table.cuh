@@ -49,6 +49,8 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
                                              status_array::bytes_for(column_entries)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::summed_area_table")) return;
   if (tiles == 0) return;
+  lookback::detail::check_array(d_in, std::int64_t{height} * width, "lookback::summed_area_table", "d_in");
+  lookback::detail::check_array(d_table, std::int64_t{height} * width, "lookback::summed_area_table", "d_table");
   lookback::detail::clear_then_launch(
       layout, d_temp_storage, device::two_way_lookback_kernel<Policy, In, Acc, status_array>,
       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, in_pitch, d_table, table_pitch, height,

@@ -41,8 +41,11 @@ template <class T, int SmallTaps, int LargeTaps, class Launch>
 void with_mask(const T* h_mask, int count, cudaStream_t stream, Launch&& launch) {
   if (count <= SmallTaps) return launch(mask_taps<T, SmallTaps>::from(h_mask, count), true);
   if (count <= LargeTaps) return launch(mask_taps<T, LargeTaps>::from(h_mask, count), true);
+  // Copied from a pageable snapshot: cudaMemcpyAsync returns once pageable bytes are staged, so the
+  // caller may change or free its mask on return, as with the staged tiers, even if it is pinned.
+  const std::vector<T> snapshot(h_mask, h_mask + count);
   device_buffer<T> d_mask(static_cast<std::size_t>(count), stream);
-  copy_to_device(d_mask.data(), h_mask, static_cast<std::size_t>(count), stream);
+  copy_to_device(d_mask.data(), snapshot.data(), snapshot.size(), stream);
   launch(global_taps<T>{d_mask.data()}, false);
 }
 
@@ -53,6 +56,9 @@ void correlate1d(const T* d_in, T* d_out, std::int64_t n, const T* h_mask, int w
   check_type<T>();
   lookback::detail::check_item_count(n, "lookback::convolve1d");
   check_mask(width, "lookback::convolve1d");
+  lookback::detail::check_array(d_in, n, "lookback::convolve1d", "d_in");
+  lookback::detail::check_array(d_out, n, "lookback::convolve1d", "d_out");
+  lookback::detail::check_array(h_mask, n > 0 ? width : 0, "lookback::convolve1d", "h_mask");
   if (n == 0) return;
   with_mask<T, Policy::small_taps, Policy::large_taps>(h_mask, width, stream, [&](auto mask, bool staged) {
     using mask_t = decltype(mask);
@@ -140,6 +146,10 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
     throw std::invalid_argument("lookback::convolve2d: more than " + std::to_string(65535 * policy::tile_height) +
                                 " rows; filter the image in bands");
   if (height == 0 || width == 0) return;
+  const std::int64_t pixels = std::int64_t{height} * width;
+  lookback::detail::check_array(d_in, pixels, "lookback::convolve2d", "d_in");
+  lookback::detail::check_array(d_out, pixels, "lookback::convolve2d", "d_out");
+  lookback::detail::check_array(h_mask, mask_height * mask_width, "lookback::convolve2d", "h_mask");
   if (mask_height == mask_width && (mask_width == 3 || mask_width == 5 || mask_width == 7))
     return convolution::detail::blocked_convolve2d(d_in, in_pitch, d_out, out_pitch, height, width, h_mask, mask_width, b,
                                                    stream);

@@ -112,6 +112,10 @@ void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, I
                         cudaStream_t stream) {
   using T = init_value_t<Init>;
   using policies = policy::deterministic_scan<T>;
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    check_array(d_in, num_items, "lookback::deterministic scan", "d_in");
+    if (store) check_array(d_out, num_items, "lookback::deterministic scan", "d_out");
+  }
   const auto look_back = [&](void* d_temp, std::size_t& bytes) {
     deterministic_scan_with_policy<policies, Exclusive>(d_temp, bytes, d_in, d_out, init, has_start, op, num_items,
                                                         d_total, store, stream);
@@ -189,6 +193,7 @@ void reduce(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_byt
 template <class InputIt, class T, class Op>
 void reduce(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, T* d_out,
             std::int64_t num_items, Op op, T init, cudaStream_t stream = nullptr) {
+  if (d_temp_storage != nullptr) detail::check_array(d_out, 1, "lookback::deterministic reduce", "d_out");
   detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), init, true, op,
                                    num_items, d_out, false, stream);
 }

@@ -24,6 +24,10 @@ void reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
             std::int64_t num_items, Op op, T init, cudaStream_t stream = nullptr) {
   using policy = policy::reduce<T>;
   detail::check_item_count(num_items, "lookback::reduce");
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    detail::check_array(d_in, num_items, "lookback::reduce", "d_in");
+    detail::check_array(d_out, 1, "lookback::reduce", "d_out");
+  }
   const auto partials_kernel = device::reduce_partials_kernel<policy, InputIt, T, Op>;
   const std::int64_t items_per_trip = std::int64_t{policy::threads} * policy::vectors_in_flight * thread::vector16<T>::size;
   const std::int64_t wanted = (num_items + items_per_trip - 1) / items_per_trip;

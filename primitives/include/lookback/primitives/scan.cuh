@@ -103,9 +103,13 @@ template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init, Op op,
           std::int64_t num_items, cudaStream_t stream) {
   using T = init_value_t<Init>;
-  if constexpr (is_carried<Init>)
-    if (d_temp_storage != nullptr && init.d_prefix == nullptr)
-      throw std::invalid_argument("lookback::scan: a carried prefix needs its d_prefix in device memory, not null");
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    if constexpr (is_carried<Init>)
+      if (init.d_prefix == nullptr)
+        throw std::invalid_argument("lookback::scan: a carried prefix needs its d_prefix in device memory, not null");
+    check_array(d_in, num_items, "lookback::scan", "d_in");
+    check_array(d_out, num_items, "lookback::scan", "d_out");
+  }
   scan_by_size<Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, op, num_items, stream);
   if (d_temp_storage == nullptr) {
     const temp_layout small = reduce_then_scan_layout<typename policy::scan<T>::reduce_then_scan, T>(

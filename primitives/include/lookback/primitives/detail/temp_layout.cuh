@@ -5,6 +5,8 @@
 // boundary of the caller's storage, and the total has room for that: storage carved from a larger
 // allocation at any address serves (CUB's AliasTemporaries does the same), and every part is aligned
 // for 16-byte descriptors and vector stores.
+#include <lookback/primitives/detail/argument_checks.cuh>
+
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -61,10 +63,6 @@ class temp_layout {
 template <class Policy>
 constexpr std::int64_t tile_count(std::int64_t num_items) {
   return (num_items + Policy::tile_items - 1) / Policy::tile_items;
-}
-
-inline void check_item_count(long long n, const char* who) {
-  if (n < 0) throw std::invalid_argument(std::string(who) + ": negative item count " + std::to_string(n));
 }
 
 }  // namespace lookback::detail

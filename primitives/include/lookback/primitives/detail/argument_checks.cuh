@@ -1,0 +1,26 @@
+#pragma once
+// Arguments refused on the host, before anything is launched: a negative count, or a null array a
+// call would touch. A null array would fault on the device, far from the call, and leave the context
+// unusable; the exception names the function and the argument instead.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace lookback::detail {
+
+inline void check_item_count(long long n, const char* who) {
+  if (n < 0) throw std::invalid_argument(std::string(who) + ": negative item count " + std::to_string(n));
+}
+
+/// Refuses a null `array` when the call has `items` elements for it. Iterators that are not pointers
+/// (counting, transforming) pass: they have no null.
+template <class It>
+void check_array(const It& array, std::int64_t items, const char* who, const char* name) {
+  if constexpr (std::is_pointer_v<It>)
+    if (items > 0 && array == nullptr)
+      throw std::invalid_argument(std::string(who) + ": " + name + " is a null pointer, with " +
+                                  std::to_string(items) + " items to process");
+}
+
+}  // namespace lookback::detail

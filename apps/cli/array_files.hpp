@@ -59,6 +59,8 @@ class array_output {
   /// the other ranks).
   [[nodiscard]] const std::filesystem::path& temp_path() const { return file_.temp_path(); }
   [[nodiscard]] std::size_t header_bytes() const { return header_bytes_; }
+  /// Whether the output is a device or pipe, written in place.
+  [[nodiscard]] bool direct() const { return file_.direct(); }
 
  private:
   io::atomic_output_file file_;

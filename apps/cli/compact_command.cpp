@@ -98,7 +98,7 @@ int compact_command(const args& a) {
 
   const std::size_t width = io::dtype_size(values.type);
   l.ready("compact", a, input_signature(values) + (flags ? input_signature(*flags) : std::string()));
-  shared_output out(l, output, values.type, {values.size()});
+  shared_output out(l, output, values.type, {values.size()}, common.verify);
   pipelines::file_source source = values.source();
   std::optional<nonzero_flags> flag_source;
   if (flags) flag_source.emplace(*flags);

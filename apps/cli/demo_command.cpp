@@ -14,38 +14,59 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace lookback::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<fs::path> sample_files(const fs::path& dir) {
+/// The data folder's regular files, sorted; one that cannot be listed is refused as an input.
+std::vector<fs::path> data_files(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw cli_error(exit_code::no_input, dir.string() + ": not a directory");
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && io::extension_lower(entry.path()) == ".npy") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw cli_error(exit_code::no_input, dir.string() + ": holds no .npy sample files");
-  return files;
-}
-/// The sample recordings (.wav, .flac) beside the arrays; there may be none.
-std::vector<fs::path> audio_files(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string ext = io::extension_lower(entry.path());
-    if (entry.is_regular_file() && (ext == ".wav" || ext == ".flac")) files.push_back(entry.path());
-  }
+  const auto refuse = [&] { throw cli_error(exit_code::no_input, dir.string() + ": cannot read: " + ec.message()); };
+  fs::directory_iterator entry(dir, ec);
+  for (; !ec && entry != fs::directory_iterator(); entry.increment(ec))
+    if (entry->is_regular_file(ec)) files.push_back(entry->path());
+  if (ec) refuse();
   std::sort(files.begin(), files.end());
   return files;
 }
 
+/// The files among `files` with one of `extensions` (lower case).
+std::vector<fs::path> with_extension(const std::vector<fs::path>& files, std::initializer_list<const char*> extensions) {
+  std::vector<fs::path> chosen;
+  for (const fs::path& file : files)
+    for (const char* ext : extensions)
+      if (io::extension_lower(file) == ext) chosen.push_back(file);
+  return chosen;
+}
+
+/// Names the demo's outputs, sample stem and suffix, refusing one that is a file of the data folder
+/// (through a link left in the output folder, say): the demo never overwrites what it reads.
+class output_names {
+ public:
+  output_names(fs::path dir, const std::vector<fs::path>& data) : dir_(std::move(dir)), data_(data) {}
+  fs::path operator()(const fs::path& sample, const std::string& suffix) const {
+    const fs::path out = dir_ / (sample.stem().string() + suffix);
+    for (const fs::path& input : data_) io::refuse_same_file(input, out);
+    return out;
+  }
+
+ private:
+  fs::path dir_;
+  const std::vector<fs::path>& data_;
+};
+
 /// A 1 kHz lowpass of the recording (101 taps, Hamming window), in its own format.
-void show_fir(const fs::path& file, const fs::path& output_dir, backend b, bool verify) {
+void show_fir(const fs::path& file, const output_names& name, backend b, bool verify) {
   io::audio_reader in(file);
   const io::audio_format& format = in.format();
   std::cout << "\n" << file.filename().string() << ": " << describe(format) << ", " << in.frames() << " frames\n";
@@ -54,7 +75,7 @@ void show_fir(const fs::path& file, const fs::path& output_dir, backend b, bool 
     std::cout << "  fir skipped: a 1000 Hz cutoff needs a sample rate above 2000 Hz\n";
     return;
   }
-  const fs::path out = output_dir / (file.stem().string() + ".lowpass_1khz" + file.extension().string());
+  const fs::path out = name(file, ".lowpass_1khz" + file.extension().string());
   const fir_report r = filter_audio(in, out, format, typed::design_fir(band, 101, {}), default_block_frames, b, verify);
   std::cout << "  fir lowpass 1000 Hz, 101 taps, hamming window -> " << out.string() << "; "
             << clipping_line(r, format.channels) << "\n";
@@ -81,11 +102,11 @@ void show_histogram(const io::host_array& array, double min, double max, backend
 }
 
 /// The sample's positive values (rainy days, credits, busy milliseconds), written next to its scans.
-void show_compaction(const fs::path& file, const io::host_array& array, const fs::path& output_dir, backend b,
+void show_compaction(const fs::path& file, const io::host_array& array, const output_names& name, backend b,
                      bool verify) {
   typed::select_spec spec;
   (void)typed::parse_predicate(array.type, "gt:0", spec);  // valid for every numeric dtype
-  const fs::path out = output_dir / (file.stem().string() + ".positive.npy");
+  const fs::path out = name(file, ".positive.npy");
   const op_result r = compact_array(array, spec, {}, b, verify);
   save_array(out, r.output, file);
   std::cout << "  compact " << describe(spec) << ": kept " << r.output.size() << " of " << array.size() << " -> "
@@ -95,47 +116,43 @@ void show_compaction(const fs::path& file, const io::host_array& array, const fs
 
 /// The sample in ascending order, and where each sorted value stood (a stable argsort, as NumPy's
 /// argsort(kind="stable") gives).
-void show_sort(const fs::path& file, const io::host_array& array, const fs::path& output_dir, backend b, bool verify) {
+void show_sort(const fs::path& file, const io::host_array& array, const output_names& name, backend b, bool verify) {
   const std::int64_t n = array.size();
   io::host_array positions{io::dtype::int64, {n},
                            std::vector<std::byte>(static_cast<std::size_t>(n) * sizeof(std::int64_t))};
   std::iota(positions.as<std::int64_t>(), positions.as<std::int64_t>() + n, std::int64_t{0});
   const typed::sort_spec spec{array.type, sizeof(std::int64_t), false, 0, typed::key_bits(array.type)};
   const sort_result r = sort_arrays(array, &positions, spec, b, verify);
-  const fs::path sorted = output_dir / (file.stem().string() + ".sorted.npy");
-  const fs::path order = output_dir / (file.stem().string() + ".sort_order.npy");
+  const fs::path sorted = name(file, ".sorted.npy");
+  const fs::path order = name(file, ".sort_order.npy");
   save_arrays({{sorted, &r.keys}, {order, &*r.values}}, {file});
   std::cout << "  sort " << describe(spec) << " -> " << sorted.string() << ", positions -> " << order.string() << "\n";
   if (r.verified) std::cout << "    " << verification_line(*r.verified, "sort " + describe(spec)) << "\n";
 }
 
 /// Each sample image (data/*.png) blurred, its summed-area table, and box-filtered from that table.
-void show_image_filters(const fs::path& data_dir, const fs::path& output_dir, backend b, bool verify) {
-  std::vector<fs::path> images;
-  for (const auto& entry : fs::directory_iterator(data_dir))
-    if (entry.is_regular_file() && io::extension_lower(entry.path()) == ".png") images.push_back(entry.path());
-  std::sort(images.begin(), images.end());
+void show_image_filters(const std::vector<fs::path>& images, const output_names& name, backend b, bool verify) {
   for (const fs::path& file : images) {
     const io::host_array pixels = load_image(file);
     std::cout << "\n" << file.filename().string() << ": " << io::shape_string(pixels.shape) << " "
               << io::dtype_name(pixels.type) << "\n";
-    const std::string stem = (output_dir / file.stem()).string();
+    const std::string gaussian = name(file, ".gaussian.png").string(), sat = name(file, ".sat.npy").string();
+    const std::string box5 = name(file, ".box5.png").string();
     const io::dtype samples = image_sample_type(pixels, file);
     typed::image_mask mask;
     (void)typed::parse_kernel_spec("gaussian:7:1.5", mask);  // a valid spec
     const image_result blurred = conv2d_image(pixels, mask, boundary::mirror, b, verify);
-    const std::int64_t clipped = save_image(stem + ".gaussian.png", blurred.output, samples);
-    std::cout << "  " << image_summary("conv2d gaussian:7:1.5, border mirror", pixels, blurred.output,
-                                       stem + ".gaussian.png", clipped, samples) << "\n";
+    const std::int64_t clipped = save_image(gaussian, blurred.output, samples);
+    std::cout << "  " << image_summary("conv2d gaussian:7:1.5, border mirror", pixels, blurred.output, gaussian,
+                                       clipped, samples) << "\n";
     if (blurred.verified) std::cout << "    " << check_line(*blurred.verified, "conv2d") << "\n";
     const image_result table = sat_image(pixels, default_accumulator(pixels.type), b, verify);
-    save_image(stem + ".sat.npy", table.output, samples);
-    std::cout << "  " << image_summary("sat", pixels, table.output, stem + ".sat.npy", 0, samples) << "\n";
+    save_image(sat, table.output, samples);
+    std::cout << "  " << image_summary("sat", pixels, table.output, sat, 0, samples) << "\n";
     if (table.verified) std::cout << "    " << check_line(*table.verified, "sat") << "\n";
     const image_result box = boxfilter_image(pixels, 2, b, verify);
-    const std::int64_t box_clipped = save_image(stem + ".box5.png", box.output, samples);
-    std::cout << "  " << image_summary("boxfilter radius 2", pixels, box.output, stem + ".box5.png", box_clipped, samples)
-              << "\n";
+    const std::int64_t box_clipped = save_image(box5, box.output, samples);
+    std::cout << "  " << image_summary("boxfilter radius 2", pixels, box.output, box5, box_clipped, samples) << "\n";
     if (box.verified) std::cout << "    " << check_line(*box.verified, "boxfilter") << "\n";
   }
 }
@@ -152,8 +169,11 @@ int demo_command(const args& a) {
   add_common_options(desc, common);
   if (!parse_options(a, desc, "lookback demo [--data-dir data] [--output-dir DIR] [--verify]")) return exit_code::ok;
 
+  if (!common.dtype.empty()) throw cli_error(exit_code::usage, "--dtype applies to raw arrays; the demo reads .npy samples");
   const backend b = resolve_backend(common);
-  const std::vector<fs::path> files = sample_files(data_dir);
+  const std::vector<fs::path> everything = data_files(data_dir);
+  const std::vector<fs::path> files = with_extension(everything, {".npy"});
+  if (files.empty()) throw cli_error(exit_code::no_input, data_dir + ": holds no .npy sample files");
   // Outputs in the data folder would be read back as samples by the next run, and overwritten by it.
   if (std::error_code same; fs::equivalent(output_dir, data_dir, same))
     throw cli_error(exit_code::cant_create, output_dir + ": is the data folder, whose every file the demo reads");
@@ -165,6 +185,7 @@ int demo_command(const args& a) {
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) throw cli_error(exit_code::cant_create, output_dir + ": cannot create the output folder: " + ec.message());
+  const output_names name(output_dir, everything);
   std::cout << "lookback demo on " << (b == backend::gpu ? typed::gpu_description() : std::string("the CPU reference"))
             << "\n";
 
@@ -184,17 +205,17 @@ int demo_command(const args& a) {
     if (typed::is_histogram_sample(array.type)) show_histogram(array, extremes[0], extremes[1], b, common.verify);
     for (const bool inclusive : {false, true}) {
       typed::scan_spec spec{array.type, typed::op_kind::sum, inclusive, typed::identity(array.type, typed::op_kind::sum)};
-      const fs::path out = fs::path(output_dir) / (file.stem().string() + (inclusive ? ".inclusive_sum.npy" : ".exclusive_sum.npy"));
+      const fs::path out = name(file, inclusive ? ".inclusive_sum.npy" : ".exclusive_sum.npy");
       const op_result r = scan_array(array, spec, b, common.verify);
       save_array(out, r.output, file);
       std::cout << "  " << describe(spec) << " scan -> " << out.string() << "\n";
       if (r.verified) std::cout << "    " << verification_line(*r.verified, describe(spec) + " scan") << "\n";
     }
-    show_compaction(file, array, output_dir, b, common.verify);
-    show_sort(file, array, output_dir, b, common.verify);
+    show_compaction(file, array, name, b, common.verify);
+    show_sort(file, array, name, b, common.verify);
   }
-  for (const fs::path& file : audio_files(data_dir)) show_fir(file, output_dir, b, common.verify);
-  show_image_filters(data_dir, output_dir, b, common.verify);
+  for (const fs::path& file : with_extension(everything, {".wav", ".flac"})) show_fir(file, name, b, common.verify);
+  show_image_filters(with_extension(everything, {".png"}), name, b, common.verify);
   return exit_code::ok;
 }
 

@@ -60,8 +60,9 @@ std::int64_t parse_count(const std::string& text) {
   std::int64_t n = 0;
   if (text.rfind("2^", 0) == 0) {
     const std::string exponent = text.substr(2);
-    if (!digits(exponent) || std::stoll(exponent) > 62) return refuse("must be a positive integer or 2^K (K <= 62)");
-    n = std::int64_t{1} << std::stoll(exponent);
+    if (!digits(exponent) || exponent.size() > 2 || std::stoi(exponent) > 62)
+      return refuse("must be a positive integer or 2^K (K <= 62)");
+    n = std::int64_t{1} << std::stoi(exponent);
   } else {
     if (!digits(text)) return refuse("must be a positive integer or 2^K");
     const unsigned long long value = std::stoull(text);
@@ -356,6 +357,8 @@ int ladder_command(const args& a) {
   std::optional<ladder_plotter> plotter;
   if (!plot_path.empty()) {
     if (io::extension_lower(plot_path) != ".png") throw cli_error(exit_code::usage, "--plot writes a .png file, not " + plot_path);
+    if (!json_path.empty() && io::same_file(json_path, plot_path))
+      throw cli_error(exit_code::usage, "--json and --plot name the same file, " + plot_path);
     plotter = find_ladder_plotter();
   }
   // Created now, so that an uncreatable output fails before the minutes of work (and whether or not

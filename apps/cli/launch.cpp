@@ -90,10 +90,12 @@ int parse_gpu_count(const std::string& text, int present) {
     return present;
   }
   char* end = nullptr;
+  errno = 0;
   const long n = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || n <= 0 || n > 4096)
+  if (text.empty() || *end != '\0' || n <= 0 || errno == ERANGE)
     throw cli_error(exit_code::usage, "--gpus: '" + text + "' is not a count of GPUs (a positive number, or all)");
-  return static_cast<int>(n);
+  // A count past any machine is more GPUs than present (exit 69, as the caller's check says), not bad usage.
+  return static_cast<int>(std::min<long>(n, std::numeric_limits<int>::max()));
 }
 
 launch::launch(const launch_options& options, backend b) : backend_(b) {

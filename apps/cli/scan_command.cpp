@@ -57,7 +57,7 @@ int scan_command(const args& a) {
   }
   const std::size_t width = io::dtype_size(in.type);
   l.ready("scan", a, input_signature(in));
-  shared_output out(l, output, in.type, in.shape);
+  shared_output out(l, output, in.type, in.shape, common.verify);
   pipelines::file_source source = in.source();
   dist_outcome checks;  // the single-process path fills its CUB check alone
   std::string how;

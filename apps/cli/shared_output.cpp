@@ -1,5 +1,7 @@
 #include "cli/shared_output.hpp"
 
+#include "cli/cli_error.hpp"
+#include "cli/exit_codes.hpp"
 #include "io/io_error.hpp"
 
 #include <lookback/pipelines/source.hpp>
@@ -13,9 +15,15 @@
 namespace lookback::cli {
 
 shared_output::shared_output(launch& l, const std::filesystem::path& path, io::dtype type,
-                             const std::vector<std::int64_t>& shape)
+                             const std::vector<std::int64_t>& shape, bool verify)
     : launch_(l), path_(path), item_bytes_(io::dtype_size(type)) {
-  l.on_root([&] { root_.emplace(path, type, shape); });
+  l.on_root([&] {
+    root_.emplace(path, type, shape);
+    // --verify across ranks reads the written result back (read_back), which a device or pipe cannot give.
+    if (verify && l.active() && root_->direct())
+      throw cli_error(exit_code::usage, path.string() + ": --verify with --gpus or --distributed reads the output back; "
+                                                        "a device or pipe cannot be read back, so write to a file");
+  });
   // The name and the header's size travel as one line each.
   const std::string shared =
       l.from_root(root_ ? root_->temp_path().string() + "\n" + std::to_string(root_->header_bytes()) : std::string());
@@ -44,7 +52,8 @@ void shared_output::finish_writes() {
   launch_.on_others([&] {
     const int fd = fd_;
     fd_ = -1;
-    const bool flushed = ::fsync(fd) == 0;
+    // A device (-o /dev/null) may not sync at all (EINVAL), as atomic_output_file::commit allows.
+    const bool flushed = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;
     const int flush_errno = errno;
     if (!flushed || ::close(fd) != 0)
       throw io::io_error(io::error_kind::io_failure, path_,

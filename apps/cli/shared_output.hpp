@@ -19,8 +19,10 @@ namespace lookback::cli {
 
 class shared_output {
  public:
-  /// Collective: `shape` is the largest the result can be (room for the .npy header).
-  shared_output(launch& l, const std::filesystem::path& path, io::dtype type, const std::vector<std::int64_t>& shape);
+  /// Collective: `shape` is the largest the result can be (room for the .npy header). With `verify`
+  /// across ranks the output must be one that can be read back: a device or pipe is refused (exit 64).
+  shared_output(launch& l, const std::filesystem::path& path, io::dtype type, const std::vector<std::int64_t>& shape,
+                bool verify);
   ~shared_output();
   shared_output(const shared_output&) = delete;
   shared_output& operator=(const shared_output&) = delete;

@@ -49,9 +49,10 @@ int sort_across_ranks(launch& l, const args& a, const typed::sort_spec& spec, co
                       const stream_settings& settings, const std::filesystem::path& spill_directory) {
   const std::int64_t n = keys.size();
   l.ready("sort", a, input_signature(keys) + (values != nullptr ? input_signature(*values) : std::string()));
-  shared_output keys_out(l, output, keys.type, {n});
+  shared_output keys_out(l, output, keys.type, {n}, settings.verify);
   std::optional<shared_output> values_out;
-  if (values != nullptr) values_out.emplace(l, values_output, values->type, std::vector<std::int64_t>{n});
+  if (values != nullptr)
+    values_out.emplace(l, values_output, values->type, std::vector<std::int64_t>{n}, settings.verify);
   pipelines::file_source key_source = keys.source();
   std::optional<pipelines::file_source> value_source;
   if (values != nullptr) value_source.emplace(values->source());

@@ -42,6 +42,24 @@ fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent
 // leaves a relative path whose first component does not exist untouched, so "x" and "./x" would differ.
 fs::path resolved(const fs::path& p, std::error_code& ec) { return fs::weakly_canonical(fs::absolute(p, ec), ec); }
 
+// Where a write to p lands: p's links followed link by link (as open() would, up to its 40 hops), then
+// resolved. weakly_canonical alone stops at a link whose target does not exist yet, so two outputs
+// naming one new file through such a link would look different.
+fs::path write_target(const fs::path& p, std::error_code& ec) {
+  fs::path link = p;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(link, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(link, ec);
+    if (ec) break;
+    link = next.is_absolute() ? next : link.parent_path() / next;
+  }
+  ec.clear();
+  return resolved(link, ec);
+}
+
+// The signals whose default action ends the process, which would leave a temporary behind: Ctrl-C, a
+// kill, a closed terminal, Ctrl-\, and a write past the file-size limit.
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+
 // Makes the rename itself durable.  Best effort: some filesystems refuse fsync on
 // directories, and the data is already safe by then.
 void sync_directory(const fs::path& dir) {
@@ -69,7 +87,7 @@ extern "C" void remove_temporaries(int sig) {
 int remember_temporary(const std::string& name) {
   static std::once_flag installed;
   std::call_once(installed, [] {
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    for (const int sig : cleanup_signals) {
       struct sigaction old {};
       // A signal the caller chose to ignore stays ignored.
       if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
@@ -105,34 +123,32 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
   std::error_code ec;
   if (fs::is_directory(final_, ec))
     throw io_error(error_kind::cant_create, final_, "cannot create: is a directory");
+  // A device or pipe is written in place. Asked of the path itself, so that the kernel follows its
+  // links: /dev/stdout's ends in a /proc link to "pipe:[N]", which no path names.
+  const fs::file_status existing = fs::status(final_, ec);
+  if (fs::exists(existing) && !fs::is_regular_file(existing)) {
+    fd_ = ::open(final_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_errno(error_kind::cant_create, final_, "cannot open", errno);
+    temp_ = target_ = final_;
+    return;
+  }
+  // A link is written through, not replaced: the temporary goes beside what it names.
   target_ = final_;
   if (fs::is_symlink(fs::symlink_status(final_, ec))) {
-    // Followed link by link (as open() would, up to its 40 hops): weakly_canonical stops at a link
-    // whose target does not exist yet, and the rename would then replace the link itself.
-    fs::path link = final_;
-    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(link, ec)); ++hops) {
-      const fs::path next = fs::read_symlink(link, ec);
-      if (ec) break;
-      link = next.is_absolute() ? next : link.parent_path() / next;
-    }
     std::error_code resolve_ec;
-    fs::path linked = resolved(link, resolve_ec);
+    fs::path linked = write_target(final_, resolve_ec);
     if (!resolve_ec) target_ = std::move(linked);
-  }
-  const fs::file_status existing = fs::status(target_, ec);
-  if (fs::exists(existing) && !fs::is_regular_file(existing)) {
-    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_errno(error_kind::cant_create, final_, "cannot open", errno);
-    temp_ = target_;
-    return;
   }
 
   const fs::path dir = directory_of(target_);
-  std::string pattern = (dir / ("." + name.string() + ".tmp-XXXXXX")).string();
+  // Short enough that the temporary's name fits where the output's does (255 bytes).
+  std::string stem = target_.filename().string();
+  if (stem.size() > 200) stem.resize(200);
+  std::string pattern = (dir / ("." + stem + ".tmp-XXXXXX")).string();
   // A Ctrl-C between creating the temporary and remembering it would leave it behind: held off till then.
   sigset_t held, old;
   ::sigemptyset(&held);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&held, sig);
+  for (const int sig : cleanup_signals) ::sigaddset(&held, sig);
   ::pthread_sigmask(SIG_BLOCK, &held, &old);
   fd_ = ::mkstemp(pattern.data());
   const int created_errno = errno;
@@ -150,7 +166,16 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
                      "cannot create: directory " + dir.string() + " does not exist");
     throw_errno(error_kind::cant_create, final_, "cannot create", err);
   }
-  ::fchmod(fd_, default_file_mode());
+  // A replaced file keeps its mode (and, where allowed, its owner); a new one gets open()'s.
+  struct stat replaced {};
+  if (::stat(target_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode)) {
+    ::fchmod(fd_, replaced.st_mode & 07777);
+    if (::fchown(fd_, replaced.st_uid, replaced.st_gid) != 0) {
+      // Only root may give a file away: the caller's ownership stands.
+    }
+  } else {
+    ::fchmod(fd_, default_file_mode());
+  }
 }
 
 atomic_output_file::~atomic_output_file() {
@@ -200,8 +225,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   if (fs::equivalent(a, b, ec)) return true;
   std::error_code ec_a, ec_b;
-  const fs::path ca = resolved(a, ec_a);
-  const fs::path cb = resolved(b, ec_b);
+  const fs::path ca = write_target(a, ec_a);
+  const fs::path cb = write_target(b, ec_b);
   return !ec_a && !ec_b && ca == cb;
 }
 

@@ -38,9 +38,10 @@ class atomic_output_file {
   const std::filesystem::path& temp_path() const noexcept { return temp_; }
   // The temporary's descriptor, for writers that place data at offsets (pwrite) before commit().
   int descriptor() const noexcept { return fd_; }
+  // Whether the output is a device or FIFO, written in place rather than through a temporary.
+  [[nodiscard]] bool direct() const { return temp_ == target_; }
 
  private:
-  [[nodiscard]] bool direct() const { return temp_ == target_; }
 
   std::filesystem::path final_;
   std::filesystem::path target_;  // final_, or the file it links to

@@ -88,6 +88,8 @@ TEST_F(streaming, ScanEveryDtypeOperatorAndModeInChunksMatchesTheReference) {
           std::vector<std::byte> cpu_whole(input.bytes.size());
           typed::scan_cpu(spec, input.bytes.data(), cpu_whole.data(), n);
           for (std::int64_t chunk : chunk_sizes(n)) {
+            // The larger sizes take one chunk, two, and chunks of a tile and one item.
+            if (n > 20000 && chunk != n && chunk != (n + 1) / 2 && chunk != scan_tile + 1) continue;
             pipelines::host_source in(input.bytes.data(), n, width);
             std::vector<std::byte> gpu(input.bytes.size(), std::byte{poison_byte});
             pipelines::host_sink out(gpu.data(), width);
@@ -105,7 +107,6 @@ TEST_F(streaming, ScanEveryDtypeOperatorAndModeInChunksMatchesTheReference) {
             pipelines::host_source cpu_in(input.bytes.data(), n, width);
             typed::scan_stream_cpu(spec, cpu_in, cpu_out, chunks_of(chunk));
             EXPECT_EQ(cpu, cpu_whole) << where("cpu scan", type, n, chunk);
-            if (n > 20000) break;  // the larger sizes take the first (one-chunk) and second plans only
           }
         }
 }

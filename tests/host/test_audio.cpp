@@ -16,6 +16,7 @@
 #include "io/audio.hpp"
 #include "io/io_error.hpp"
 #include "support/audio_bytes.hpp"
+#include "support/run_seed.hpp"
 
 namespace {
 
@@ -79,7 +80,7 @@ int bits_of(sample_format s) {
 
 // Samples the format holds exactly, the extremes included; floats also past full scale, which they keep.
 std::vector<double> exact_samples(sample_format s, std::size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
+  auto rng = lookback::test::make_rng(seed);
   std::vector<double> v(count);
   if (lookback::io::is_integer(s)) {
     const std::int64_t top = std::int64_t{1} << (bits_of(s) - 1);

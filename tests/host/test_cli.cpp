@@ -178,6 +178,8 @@ std::vector<bad_run> bad_runs() {
          {file("data", "x")}, ex_noinput, "{tmp}/data"});
   t.add({"demo_output_dir_is_the_data_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/data/."},
          {file("data/a.npy", valid_input_npy)}, ex_cantcreat, "{tmp}/data/.: is the data folder"});
+  t.add({"demo_with_a_raw_dtype", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/demo", "--dtype", "int32"},
+         {file("data/a.npy", valid_input_npy)}, ex_usage, "--dtype applies to raw arrays"});
   t.add({"demo_uncreatable_output_dir", "demo", {"--data-dir", "{tmp}/data", "--output-dir", "{tmp}/file.npy/demo"},
          {file("data/a.npy", valid_input_npy), file("file.npy", "x")}, ex_cantcreat, "cannot create the output folder"});
 
@@ -563,6 +565,31 @@ TEST_F(CliTest, ScanReplacesAnExistingOutput) {
   EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"in.npy", "out.npy"}));  // no temporaries left
 }
 
+// A replaced output keeps its permissions: a private file stays private.
+TEST_F(CliTest, AReplacedOutputKeepsItsMode) {
+  write_input("in.npy", array_of(small_values));
+  write_file(path("out.npy"), "stale");
+  fs::permissions(path("out.npy"), fs::perms::owner_read | fs::perms::owner_write);
+  run_ok({"scan", "-i", arg("in.npy"), "-o", arg("out.npy")});
+  EXPECT_EQ(fs::status(path("out.npy")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(read_output("out.npy").size(), std::int64_t{6});
+}
+
+// Two outputs naming one new file, one through a link whose target does not exist yet: refused, as the
+// same name twice is, before anything is written (the values had replaced the keys).
+TEST_F(CliTest, SortRefusesTwoOutputsThatAreOneFileThroughADanglingLink) {
+  write_input("in.npy", array_of(small_values));
+  write_input("v.npy", array_of(small_values));
+  fs::create_symlink("sorted.npy", dir_ / "order.npy");
+  const run_result r = run({"sort", "-i", arg("in.npy"), "-o", arg("sorted.npy"), "--values", arg("v.npy"),
+                            "--values-output", arg("order.npy")});
+  EXPECT_EQ(r.exit_code, ex_cantcreat) << r;
+  expect_one_error_line(r, "lookback sort: ", "--values-output is the same file as --output");
+  EXPECT_FALSE(fs::exists(path("sorted.npy")));
+  EXPECT_TRUE(fs::is_symlink(path("order.npy")));
+}
+
 TEST_F(CliTest, RawInputAndOutput) {
   write_file(path("in.bin"), bytes_of(std::vector<std::int64_t>{5, -2, 7}));
   for (const char* type : {"int64", "i8"}) {
@@ -604,17 +631,33 @@ TEST_F(CliTest, Version) {
   EXPECT_EQ(lines_of(r.out).size(), 1u) << r;
 }
 
+/// Both sums element by element against a running total formed here: exact (wrapping as the command's
+/// do) for integers; for floats against a long double total, within 4 sqrt(n) roundings of the magnitudes
+/// summed so far (the CPU backend's sequential sums of the samples stay within 16, a tree's within
+/// fewer), tight enough that a term dropped or counted twice shows.
 template <class T>
 void expect_scans_agree(const host_array& input, const host_array& exclusive, const host_array& inclusive) {
   const auto in = elements<T>(input), ex = elements<T>(exclusive), inc = elements<T>(inclusive);
   ASSERT_EQ(ex.size(), in.size());
   ASSERT_EQ(inc.size(), in.size());
-  if (in.empty()) return;
-  EXPECT_EQ(ex[0], T(0));
-  // Unsigned arithmetic, because the sums may wrap as the command's do.
-  using U = std::make_unsigned_t<T>;
-  for (std::size_t i = 0; i < in.size(); ++i)
-    ASSERT_EQ(static_cast<U>(static_cast<U>(inc[i]) - static_cast<U>(ex[i])), static_cast<U>(in[i])) << "element " << i;
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U total = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ASSERT_EQ(static_cast<U>(ex[i]), total) << "exclusive element " << i;
+      total = static_cast<U>(total + static_cast<U>(in[i]));
+      ASSERT_EQ(static_cast<U>(inc[i]), total) << "inclusive element " << i;
+    }
+  } else {
+    const long double roundings = 4 * std::sqrt(static_cast<long double>(in.size())) * std::numeric_limits<T>::epsilon();
+    long double total = 0, mass = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ASSERT_LE(std::fabs(static_cast<long double>(ex[i]) - total), roundings * mass) << "exclusive element " << i;
+      total += in[i];
+      mass += std::fabs(static_cast<long double>(in[i]));
+      ASSERT_LE(std::fabs(static_cast<long double>(inc[i]) - total), roundings * mass) << "inclusive element " << i;
+    }
+  }
 }
 
 // The values of `a` above zero, in order, as the bytes compact writes.
@@ -659,6 +702,20 @@ void expect_stable_argsort(const host_array& input, const host_array& sorted, co
   }
 }
 
+// An output the demo would write that is, through a link left in the output folder, one of its data
+// files: refused, and the data file stays as it was.
+TEST_F(CliTest, DemoNeverWritesIntoItsDataThroughALink) {
+  fs::create_directory(dir_ / "data");
+  write_input("data/a.npy", array_of(small_values));
+  const std::string before = read_file(path("data/a.npy"));
+  fs::create_directory(dir_ / "out");
+  fs::create_symlink("../data/a.npy", dir_ / "out" / "a.inclusive_sum.npy");
+  const run_result r = run_cpu({"demo", "--data-dir", arg("data"), "--output-dir", arg("out")});
+  EXPECT_EQ(r.exit_code, ex_cantcreat) << r;
+  expect_one_error_line(r, "lookback demo: ", "refusing to overwrite an input");
+  EXPECT_EQ(read_file(path("data/a.npy")), before);
+}
+
 TEST_F(CliTest, DemoWritesTheScansPositivesAndSortsOfEverySample) {
   if (*sample_data_dir == '\0') GTEST_SKIP() << "LOOKBACK_DATA_DIR is not defined";
   std::vector<fs::path> samples;
@@ -687,6 +744,8 @@ TEST_F(CliTest, DemoWritesTheScansPositivesAndSortsOfEverySample) {
     }
     if (input.type == dtype::int64) expect_scans_agree<std::int64_t>(input, exclusive, inclusive);
     if (input.type == dtype::uint32) expect_scans_agree<std::uint32_t>(input, exclusive, inclusive);
+    if (input.type == dtype::float32) expect_scans_agree<float>(input, exclusive, inclusive);
+    if (input.type == dtype::float64) expect_scans_agree<double>(input, exclusive, inclusive);
 
     const host_array positive = read_output("demo/out/" + stem + ".positive.npy");
     EXPECT_EQ(positive.type, input.type);
@@ -1354,6 +1413,8 @@ TEST_F(CliTest, LadderUsageErrors) {
       {{"ladder", "reduce", "--n", "1.5"}, "--n must be a positive integer or 2^K, not '1.5'"},
       {{"ladder", "reduce", "--n", ""}, "--n must be a positive integer or 2^K, not ''"},
       {{"ladder", "reduce", "--n", "2^63"}, "--n must be a positive integer or 2^K (K <= 62), not '2^63'"},
+      {{"ladder", "reduce", "--n", "2^9999999999999999999"},
+       "--n must be a positive integer or 2^K (K <= 62), not '2^9999999999999999999'"},
       {{"ladder", "reduce", "--n", "2^35"}, "--n is too large (at most 2^34), not '2^35'"},
       {{"ladder", "reduce", "--n", "17179869185"}, "--n is too large (at most 2^34), not '17179869185'"},
       {{"ladder", "reduce", "--n", "99999999999999999999"}, "--n must be a positive integer or 2^K"},
@@ -1381,6 +1442,27 @@ TEST_F(CliTest, LadderUsageErrors) {
     EXPECT_EQ(r.out, "") << r;
     expect_one_error_line(r, "lookback ladder: ", c.fragment);
     EXPECT_TRUE(snapshot(dir_).empty()) << "a failed run must create nothing\n" << r;
+  }
+}
+
+// /dev/stdout is a pipe here, reached through /proc links that end in no path: the JSON is written to
+// it directly, so without a GPU the run gets as far as the GPU check (it once stopped at "cannot create").
+TEST_F(CliTest, LadderOpensItsJsonOnAPipe) {
+  if (gpu_present()) GTEST_SKIP() << "with a GPU the ladder runs for minutes; the point is where the file opens";
+  const run_result r = run({"ladder", "reduce", "--json", "/dev/stdout"});
+  EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+  expect_one_error_line(r, "lookback ladder: ", "needs a GPU");
+}
+
+// --json and --plot naming one file (here through a link not yet pointing anywhere) would leave only the
+// plot: refused before anything is created.
+TEST_F(CliTest, LadderRefusesOneFileForTheJsonAndThePlot) {
+  fs::create_symlink("table.png", dir_ / "link.png");
+  for (const std::string& json : {arg("table.png"), arg("link.png")}) {
+    const run_result r = run({"ladder", "conv2d", "--json", json, "--plot", arg("table.png")});
+    EXPECT_EQ(r.exit_code, ex_usage) << r;
+    expect_one_error_line(r, "lookback ladder: ", "--json and --plot name the same file");
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "only the link\n" << r;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/cli_harness.hpp"
+#include "support/run_seed.hpp"
 
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
 
@@ -25,7 +26,7 @@ class CliDeterministicTest : public CliTest {
   /// Values over many decades, so that any other association shows in the last bits.
   template <class T>
   std::vector<T> write_wide(const std::string& name, std::int64_t n) const {
-    std::mt19937_64 rng(static_cast<std::uint64_t>(n) * 3 + sizeof(T));
+    auto rng = lookback::test::make_rng(static_cast<std::uint64_t>(n) * 3 + sizeof(T));
     std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
     std::uniform_int_distribution<int> exponent(-20, 20);
     std::vector<T> v(static_cast<std::size_t>(n));

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "support/cli_harness.hpp"
+#include "support/run_seed.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -77,7 +78,7 @@ class CliDistributedTest : public CliTest {
 
   template <class T>
   void write_random(const std::string& name, std::int64_t n, std::uint32_t seed, int spread) const {
-    std::mt19937 rng(seed);
+    auto rng = lookback::test::make_rng(seed);
     std::vector<T> v(static_cast<std::size_t>(n));
     for (auto& x : v) x = static_cast<T>(static_cast<int>(rng() % static_cast<std::uint32_t>(2 * spread + 1)) - spread);
     write_input(name, array_of(v));
@@ -174,6 +175,21 @@ TEST_F(CliDistributedTest, VerifyComparesWithTheSingleProcessRun) {
     EXPECT_EQ(r.exit_code, ex_ok) << r;
     EXPECT_TRUE(contains(r.out, ": 3 ranks over MPI on the CPU equal the single-process run")) << r;
   }
+}
+
+// --verify across ranks reads the written output back: a device cannot give it, so it is refused
+// before any rank works, not failed afterwards as a short read.
+TEST_F(CliDistributedTest, VerifyIntoADeviceIsRefused) {
+  write_random<std::int32_t>("in.npy", 1000, 17, 1000);
+  for (const std::string& command : {"scan", "sort"}) {
+    const run_result r = on_ranks(2, {command, "-i", arg("in.npy"), "-o", "/dev/null", "--verify"});
+    EXPECT_EQ(r.exit_code, ex_usage) << r;
+    EXPECT_GE(lines_starting(r.err, "lookback " + command + ": rank 0: /dev/null: --verify with --gpus or --distributed").size(),
+              1u)
+        << r;
+  }
+  // Without --verify a device takes the result.
+  EXPECT_EQ(on_ranks(2, {"scan", "-i", arg("in.npy"), "-o", "/dev/null"}).exit_code, ex_ok);
 }
 
 TEST_F(CliDistributedTest, LaunchOptionsAreCheckedUpFront) {

@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include "support/cli_harness.hpp"
+#include "support/run_seed.hpp"
 
 #include <lookback/pipelines/spill_store.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <random>
 #include <thread>
+#include <type_traits>
 
 namespace {
 
@@ -22,7 +25,7 @@ class CliExternalSortTest : public CliTest {
  protected:
   template <class T>
   std::vector<T> write_keys(const std::string& name, std::int64_t n, std::uint64_t range) const {
-    std::mt19937_64 rng(static_cast<std::uint64_t>(n) * 7 + range);
+    auto rng = lookback::test::make_rng(static_cast<std::uint64_t>(n) * 7 + range);
     std::vector<T> v(static_cast<std::size_t>(n));
     for (auto& x : v) x = static_cast<T>(range == 0 ? rng() : rng() % range);
     write_input(name, array_of(v));
@@ -59,25 +62,65 @@ TEST_F(CliExternalSortTest, CappedSortsEqualTheInCoreSortAndAStableSort) {
   EXPECT_TRUE(elements<std::int64_t>(read_output("capped_v.npy")) == order);
 }
 
+/// `keys` in a stable sort by the bits a radix sort orders them by (the sign flipped, and a negative
+/// float's every bit, so that the unsigned order is the value order), over bits [begin, end), either way.
+/// As CUB does, the two zeros are one key: +0.0's pattern ascending, -0.0's descending.
+template <class T>
+std::vector<T> stable_sorted(std::vector<T> keys, bool descending, int begin, int end) {
+  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                               std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  const auto field = [&](T key) {
+    U u;
+    std::memcpy(&u, &key, sizeof u);
+    const U sign = static_cast<U>(U{1} << (8 * sizeof(U) - 1));
+    if constexpr (std::is_floating_point_v<T>) {
+      if (descending && u == 0) u = sign;
+      if (!descending && u == sign) u = 0;
+      u = (u & sign) != 0 ? static_cast<U>(~u) : static_cast<U>(u | sign);
+    }
+    else if constexpr (std::is_signed_v<T>)
+      u = static_cast<U>(u ^ sign);
+    const int width = end - begin;
+    const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    return (static_cast<std::uint64_t>(u) >> begin) & mask;
+  };
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&](T a, T b) { return descending ? field(a) > field(b) : field(a) < field(b); });
+  return keys;
+}
+
 TEST_F(CliExternalSortTest, EveryKeyWidthDirectionAndBitRangeInBuckets) {
-  write_keys<std::uint8_t>("u8.npy", 300001, 0);
-  write_keys<std::uint16_t>("u16.npy", 300001, 0);
-  write_keys<std::int64_t>("i64.npy", 300001, 0);
-  write_keys<std::int32_t>("few.npy", 300001, 4);  // a handful of distinct keys: buckets split again
+  const auto u8 = write_keys<std::uint8_t>("u8.npy", 300001, 0);
+  const auto u16 = write_keys<std::uint16_t>("u16.npy", 300001, 0);
+  const auto i64 = write_keys<std::int64_t>("i64.npy", 300001, 0);
+  const auto few = write_keys<std::int32_t>("few.npy", 300001, 4);  // a handful of distinct keys: buckets split again
   std::vector<float> f(300001);
-  std::mt19937 rng(5);
+  auto rng = lookback::test::make_rng(5);
   for (auto& x : f) x = std::uniform_real_distribution<float>(-2, 2)(rng);
   f[10] = std::nanf(""), f[11] = -std::nanf(""), f[12] = 0.0f, f[13] = -0.0f, f[14] = INFINITY;
   write_input("f32.npy", array_of(f));
-  for (const auto& [file, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"u8.npy", {}}, {"u16.npy", {"--descending"}}, {"i64.npy", {"--bits", "5:50"}},
-           {"few.npy", {}}, {"f32.npy", {"--descending"}}, {"f32.npy", {"--bits", "0:31"}}}) {
-    SCOPED_TRACE(file + " " + ::testing::PrintToString(extra));
+  // Each against the in-core run and against a stable sort formed here.
+  const auto check = [&](const std::string& file, const auto& keys, bool descending, int begin, int end) {
+    using T = typename std::decay_t<decltype(keys)>::value_type;
     std::vector<std::string> args{"sort", "-i", arg(file)};
-    args.insert(args.end(), extra.begin(), extra.end());
+    if (descending) args.push_back("--descending");
+    if (begin != 0 || end != 8 * static_cast<int>(sizeof(T)))
+      args.insert(args.end(), {"--bits", std::to_string(begin) + ":" + std::to_string(end)});
+    SCOPED_TRACE(::testing::PrintToString(args));
     const std::string out = same_as_in_core(args, "1MiB");
     EXPECT_TRUE(contains(out, "(external: ")) << out;
-  }
+    const auto got = elements<T>(read_output("capped.npy"));
+    const auto expected = stable_sorted(keys, descending, begin, end);
+    ASSERT_EQ(got.size(), expected.size());
+    EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(T))) << "not the stable sort's order";
+  };
+  check("u8.npy", u8, false, 0, 8);
+  check("u16.npy", u16, true, 0, 16);
+  check("i64.npy", i64, false, 5, 50);
+  check("few.npy", few, false, 0, 32);
+  check("f32.npy", f, true, 0, 32);
+  check("f32.npy", f, false, 0, 31);
 }
 
 TEST_F(CliExternalSortTest, AllEqualKeysAreCopiedThroughAndAModerateCapSpillsToHostMemory) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <vector>
+#include "support/run_seed.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ struct compose {
 };
 
 TEST(DeterministicReference, AnExactNonCommutativeOperatorGivesTheSequentialScan) {
-  std::mt19937 rng(5);
+  auto rng = lookback::test::make_rng(5);
   for (const std::int64_t n : {0, 1, 16, 17, 18, 543, 544, 545, 2175, 2176, 2177, 10007}) {
     std::vector<affine> in(static_cast<std::size_t>(n));
     for (auto& f : in) f = {static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())};
@@ -75,7 +76,7 @@ float granule_aggregate(const std::vector<float>& v, std::size_t first) {
 TEST(DeterministicReference, FloatSumsGroupAsPromised) {
   // Runs of 17 sum left to right; lane 4's first item follows Kogge-Stone's ((t0 + t1) + (t2 + t3)).
   std::vector<float> in(granule + 40);
-  std::mt19937 rng(11);
+  auto rng = lookback::test::make_rng(11);
   std::uniform_real_distribution<float> any(-1.0f, 1.0f);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = any(rng) * (i % 7 == 0 ? 1e7f : 1.0f);
   std::vector<float> out(in.size());
@@ -102,7 +103,7 @@ TEST(DeterministicReference, FloatSumsGroupAsPromised) {
 TEST(DeterministicReference, WindowsOf32GranulesFoldTheirGranulesBeforeThePrefix) {
   constexpr std::size_t window = 32 * granule;
   std::vector<float> in(2 * window + granule + 3);
-  std::mt19937 rng(13);
+  auto rng = lookback::test::make_rng(13);
   std::uniform_real_distribution<float> any(-1.0f, 1.0f);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = any(rng) * (i % 5 == 0 ? 1e6f : 1.0f);
   std::vector<float> out(in.size());

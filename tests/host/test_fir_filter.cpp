@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "typed/fir_stream.hpp"
+#include "support/run_seed.hpp"
 
 namespace lookback {
 namespace {
@@ -22,7 +23,7 @@ std::vector<double> filtered(const std::vector<double>& h, const std::vector<dou
 }
 
 std::vector<double> random_signal(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
+  auto rng = lookback::test::make_rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   std::vector<double> x(n);
   for (double& v : x) v = value(rng);

@@ -17,6 +17,7 @@
 
 #include "io/dtype.hpp"
 #include "typed/histogram_ops.hpp"
+#include "support/run_seed.hpp"
 
 namespace {
 
@@ -86,14 +87,14 @@ TEST(HistogramEvenBinsIntegers, Uint32WholeRangeInto65536BinsIsTheHigh16Bits) {
     xs.push_back(k << 16);
     xs.push_back((k << 16) - 1);
   }
-  std::mt19937_64 rng(2024);
+  auto rng = lookback::test::make_rng(2024);
   for (int i = 0; i < 200000; ++i) xs.push_back(static_cast<std::uint32_t>(rng()));
   for (const std::uint32_t x : xs) ASSERT_EQ(map(x), static_cast<int>(x >> 16)) << "x=" << x;
 }
 
 TEST(HistogramEvenBinsIntegers, Int32WholeRangeInto65536Bins) {
   const auto map = hist::even_bins<std::int32_t>::make(65536, lowest<std::int32_t>(), std::int64_t{1} << 31);
-  std::mt19937_64 rng(7);
+  auto rng = lookback::test::make_rng(7);
   for (int i = 0; i < 200000; ++i) {
     const auto x = static_cast<std::int32_t>(static_cast<std::uint32_t>(rng()));
     ASSERT_EQ(map(x), static_cast<int>((static_cast<std::int64_t>(x) + (std::int64_t{1} << 31)) >> 16)) << "x=" << x;
@@ -106,7 +107,7 @@ TEST(HistogramEvenBinsIntegers, Int32WholeRangeInto65536Bins) {
 // bin counts and samples (including each bin's first and last value) against 128-bit arithmetic.
 template <class Sample>
 void expect_exact_bins_for_random_ranges(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  auto rng = lookback::test::make_rng(seed);
   const std::int64_t lo = lowest<Sample>(), hi = highest<Sample>();
   std::uniform_int_distribution<std::int64_t> value(lo, hi);
   std::uniform_int_distribution<int> bins_of(1, hist::max_bins);
@@ -242,7 +243,7 @@ TYPED_TEST(HistogramEvenBinsFloating, JustBelowUpperIsInTheLastBin) {
 // Bins rise with the sample and stay within one of the exact real-number bin.
 TYPED_TEST(HistogramEvenBinsFloating, MonotoneAndWithinOneOfTheExactBin) {
   using T = TypeParam;
-  std::mt19937_64 rng(11);
+  auto rng = lookback::test::make_rng(11);
   for (const int bins : {1, 7, 256, 257, 65536})
     for (const auto& [lower, upper] : {std::pair<T, T>{T(-1.5), T(2.25)}, std::pair<T, T>{T(0.1), T(0.7)}}) {
       const auto map = hist::even_bins<T>::make(bins, lower, upper);
@@ -354,7 +355,7 @@ TYPED_TEST(HistogramEvenBinsFloating, RangeBinsDropNanAndOutside) {
 
 // Many irregular levels against a linear search for the last level <= x.
 TEST(HistogramRangeBins, ManyIrregularLevelsMatchALinearSearch) {
-  std::mt19937_64 rng(5);
+  auto rng = lookback::test::make_rng(5);
   for (const int num_levels : {2, 3, 17, 1000, 65537}) {
     std::vector<std::int64_t> levels;
     std::int64_t next = -50000;

@@ -13,6 +13,7 @@
 
 #include "typed/image_masks.hpp"
 #include "typed/image_ops.hpp"
+#include "support/run_seed.hpp"
 
 namespace {
 
@@ -103,7 +104,7 @@ TEST(KernelSpec, MalformedSpecsSayWhy) {
 
 template <class T>
 std::vector<T> random_image(int height, int width, std::uint32_t seed, double lo, double hi) {
-  std::mt19937 rng(seed);
+  auto rng = lookback::test::make_rng(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<T> x(static_cast<std::size_t>(height) * width);
   for (T& v : x) v = static_cast<T>(std::is_integral_v<T> ? std::floor(dist(rng)) : dist(rng));

@@ -2,30 +2,10 @@
 
 #include "typed/visit.hpp"
 
-#include <cstdlib>
-#include <iostream>
 #include <limits>
 #include <type_traits>
 
 namespace lookback::test {
-
-std::uint64_t run_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0;
-    if (const char* env = std::getenv("LOOKBACK_TEST_SEED"))
-      s = std::strtoull(env, nullptr, 10);
-    else
-      s = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-    std::cout << "[ lookback ] random seed " << s << " (replay with LOOKBACK_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
-  return seed;
-}
-
-std::mt19937_64 make_rng(std::uint64_t salt) {
-  std::seed_seq seq{run_seed(), salt};
-  return std::mt19937_64(seq);
-}
 
 io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std::mt19937_64& rng) {
   io::host_array a{type, {n}, std::vector<std::byte>(static_cast<std::size_t>(n) * io::dtype_size(type))};

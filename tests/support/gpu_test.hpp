@@ -2,6 +2,7 @@
 // Shared by the GPU tests: skip cleanly without a device, fresh random data per run (the seed is
 // printed so that a failure can be replayed with LOOKBACK_TEST_SEED), poisoned outputs.
 #include "io/array.hpp"
+#include "support/run_seed.hpp"
 #include "typed/gpu_probe.hpp"
 #include "typed/typed_ops.hpp"
 
@@ -37,12 +38,6 @@ class hopper_gpu_test : public gpu_test {
   }
 };
 
-/// The run's seed: LOOKBACK_TEST_SEED when set, else from std::random_device; printed once.
-std::uint64_t run_seed();
-
-/// A generator seeded from the run seed and `salt`, so each case draws different data.
-std::mt19937_64 make_rng(std::uint64_t salt);
-
 enum class distribution {
   small,     // integers in [-1000, 1000] ([0, 1000] unsigned), floats in [0, 1)
   signed_,   // floats in [-1, 1), integers over their whole range
@@ -59,17 +54,18 @@ inline constexpr std::int64_t cub_single_tile_sort_items = 4864;
 /// The byte every GPU output is filled with before a run, so unwritten elements show.
 inline constexpr int poison_byte = 0xAB;
 
-/// Expects `call` to throw std::invalid_argument naming `argument` (a null array's name).
+/// Expects `call` to throw std::invalid_argument whose message contains `reason` (a null array's name,
+/// or words of the check meant), so that a refusal for another reason does not pass.
 template <class Call>
-void expect_refused(const std::string& argument, Call&& call) {
+void expect_refused(const std::string& reason, Call&& call) {
   try {
     call();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(argument), std::string::npos) << "refused, but not for " << argument << ": "
-                                                                      << e.what();
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << "refused, but not for \"" << reason
+                                                                    << "\": " << e.what();
     return;
   }
-  ADD_FAILURE() << "a null " << argument << " was not refused";
+  ADD_FAILURE() << "not refused; a refusal for \"" << reason << "\" was expected";
 }
 
 /// Storage a call that refuses its arguments first is given: plenty, never touched.

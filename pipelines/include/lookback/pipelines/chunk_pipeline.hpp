@@ -97,8 +97,12 @@ class pipeline_state {
   /// A thread running `work`, whose failure stops the run.
   template <class Work>
   std::thread spawn(Work work) {
-    return std::thread([this, work]() mutable {
+    // The caller's device is the thread's too: the events and copies it makes belong to that device.
+    int device = 0;
+    LOOKBACK_CUDA_TRY(cudaGetDevice(&device));
+    return std::thread([this, work, device]() mutable {
       try {
+        LOOKBACK_CUDA_TRY(cudaSetDevice(device));
         work();
       } catch (...) {
         fail(std::current_exception());
@@ -203,7 +207,7 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
       // The staging is free again once chunk k - depth's copy in, enqueued before `issued` moved, is done.
       if (k >= depth) {
         if (!state.wait_for(state.issued, k - depth + 1)) return;
-        LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.staged));
+        detail::in_chunk(k - depth, plan, [&] { LOOKBACK_CUDA_TRY(cudaEventSynchronize(s.staged)); });
       }
       detail::in_chunk(k, plan, [&] {
         for (std::size_t i = 0; i < inputs; ++i)
@@ -215,7 +219,9 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
 
   const bool drained = job.output != nullptr || job.drain;
   std::thread writer;
-  if (drained)
+  // Started inside the try below: a thread that cannot start fails the run, and the reader is joined.
+  const auto start_writer = [&] {
+    if (!drained) return;
     writer = state.spawn([&] {
       std::int64_t out_first = 0;
       for (std::int64_t k = 0; k < plan.chunks; ++k) {
@@ -238,8 +244,10 @@ inline void run_chunks(const chunk_job& job, const chunk_plan& plan) {
         if (job.progress) job.progress(c.first + c.count);
       }
     });
+  };
 
   try {
+    start_writer();
     for (std::int64_t k = 0; k < plan.chunks; ++k) {
       if (!state.wait_for(state.read, k + 1)) break;
       slot& s = slots[static_cast<std::size_t>(k % depth)];

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace lookback::pipelines {
@@ -76,6 +77,10 @@ inline std::string size_text(std::size_t bytes) {
 /// The plan for n items; throws stream_error(kind::budget) naming the minimum each budget needs when
 /// it cannot hold a chunk of limits.min_chunk_items (or all n, when fewer).
 inline chunk_plan plan_chunks(std::int64_t n, const chunk_costs& costs, const budget& b, const plan_limits& limits = {}) {
+  if (n < 0) throw std::invalid_argument("lookback::pipelines: negative item count " + std::to_string(n));
+  if (limits.depth < 1 || limits.min_chunk_items < 1 || limits.chunk_multiple < 1 || limits.max_chunk_items < 1)
+    throw std::invalid_argument("lookback::pipelines: plan_limits needs a depth, chunk sizes and a chunk multiple of "
+                                "at least 1");
   const auto fits = [&](std::int64_t items, int depth) {
     return device_need(costs, items, depth) <= b.device_bytes && host_need(costs, items, depth) <= b.host_bytes;
   };

@@ -8,6 +8,8 @@
 #include <lookback/pipelines/stream_options.hpp>
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace lookback::pipelines {
 
@@ -35,6 +37,14 @@ template <class T, class Step>
 std::int64_t select_with(source& values, source* flags, sink& out, const stream_options& options, Step step,
                            chunk_plan* plan_out) {
   const std::int64_t n = values.size();
+  // The chunks cut every input alike: flags must be one byte a value, as many as the values.
+  if (values.item_bytes() != sizeof(T))
+    throw std::invalid_argument("lookback::pipelines::select: values of " + std::to_string(values.item_bytes()) +
+                                " bytes, the type has " + std::to_string(sizeof(T)));
+  if (flags != nullptr && (flags->size() != n || flags->item_bytes() != 1))
+    throw std::invalid_argument("lookback::pipelines::select_flagged: " + std::to_string(flags->size()) + " flags of " +
+                                std::to_string(flags->item_bytes()) + " bytes for " + std::to_string(n) +
+                                " values; one uint8 flag a value");
   chunk_costs costs;
   costs.device_per_item = 2 * sizeof(T) + (flags != nullptr ? 1 : 0);
   costs.host_per_item = (values.host_items() == nullptr ? sizeof(T) : 0) +

@@ -68,22 +68,28 @@ class file_source final : public source {
     const std::int64_t bytes = count * static_cast<std::int64_t>(item_bytes_);
     const int parts = static_cast<int>(std::min<std::int64_t>(max_parts, std::max<std::int64_t>(1, bytes / part_bytes)));
     if (parts == 1) return read_bytes(first, count, 0, bytes, static_cast<std::byte*>(dst));
-    const std::int64_t share = (bytes / parts + 4095) / 4096 * 4096;
+    // Shares of whole pages, rounded up from bytes / parts so that they cover every byte; the last
+    // part ends at the last byte whatever the rounding.
+    const std::int64_t share = ((bytes + parts - 1) / parts + 4095) / 4096 * 4096;
+    const auto read_part = [&](int p) {
+      const std::int64_t from = std::min(bytes, p * share);
+      const std::int64_t to = p == parts - 1 ? bytes : std::min(bytes, (p + 1) * share);
+      read_bytes(first, count, from, to - from, static_cast<std::byte*>(dst) + from);
+    };
     std::vector<std::thread> helpers;
     std::vector<std::exception_ptr> failures(static_cast<std::size_t>(parts));
-    for (int p = 1; p < parts; ++p)
-      helpers.emplace_back([&, p] {
-        try {
-          const std::int64_t from = std::min(bytes, p * share), to = std::min(bytes, (p + 1) * share);
-          read_bytes(first, count, from, to - from, static_cast<std::byte*>(dst) + from);
-        } catch (...) {
-          failures[static_cast<std::size_t>(p)] = std::current_exception();
-        }
-      });
     try {
-      read_bytes(first, count, 0, std::min(bytes, share), static_cast<std::byte*>(dst));
+      for (int p = 1; p < parts; ++p)
+        helpers.emplace_back([&, p] {
+          try {
+            read_part(p);
+          } catch (...) {
+            failures[static_cast<std::size_t>(p)] = std::current_exception();
+          }
+        });
+      read_part(0);
     } catch (...) {
-      failures[0] = std::current_exception();
+      failures[0] = std::current_exception();  // a thread that could not start, or part 0's read
     }
     for (std::thread& t : helpers) t.join();
     for (const std::exception_ptr& e : failures)

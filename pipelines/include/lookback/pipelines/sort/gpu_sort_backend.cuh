@@ -217,7 +217,7 @@ class gpu_sort_backend {
           work);
     };
     const std::int64_t base = work_done_;
-    std::thread loader = state.spawn([&] {
+    const auto load = [&] {
       detail::piece_ring ring(piece_bytes_);
       for (std::int64_t i = 0; i < count; ++i) {
         const bucket_job& j = jobs[static_cast<std::size_t>(i)];
@@ -230,8 +230,8 @@ class gpu_sort_backend {
         });
         state.advance(state.read, i + 1);
       }
-    });
-    std::thread storer = state.spawn([&] {
+    };
+    const auto store = [&] {
       detail::piece_ring ring(piece_bytes_);
       std::int64_t done = 0;
       for (std::int64_t i = 0; i < count; ++i) {
@@ -247,8 +247,12 @@ class gpu_sort_backend {
         done += j.count;
         report_progress(base + done);
       }
-    });
+    };
+    // Started inside the try: a thread that cannot start fails the run, and the one started is joined.
+    std::thread loader, storer;
     try {
+      loader = state.spawn(load);
+      storer = state.spawn(store);
       for (std::int64_t i = 0; i < count; ++i) {
         const bucket_job& j = jobs[static_cast<std::size_t>(i)];
         slot& s = slots[static_cast<std::size_t>(i % depth)];
@@ -267,8 +271,8 @@ class gpu_sort_backend {
     } catch (...) {
       state.fail(std::current_exception());
     }
-    loader.join();
-    storer.join();
+    if (loader.joinable()) loader.join();
+    if (storer.joinable()) storer.join();
     (void)cudaStreamSynchronize(copy_in);
     (void)cudaStreamSynchronize(compute);
     (void)cudaStreamSynchronize(copy_out);

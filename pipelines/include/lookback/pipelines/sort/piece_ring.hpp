@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 namespace lookback::pipelines::detail {
 
@@ -23,6 +24,14 @@ class piece_ring {
   static constexpr std::size_t bytes_for(std::size_t piece_bytes) { return 2 * piece_bytes; }
 
   explicit piece_ring(std::size_t piece_bytes) : piece_bytes_(piece_bytes) {}
+  /// to_device returns with its last piece's copy maybe in flight: the pieces stay until it is done.
+  ~piece_ring() {
+    for (const cuda_event& done : done_)
+      if (const cudaError_t e = cudaEventSynchronize(done); e != cudaSuccess)
+        std::fprintf(stderr, "lookback: waiting for a piece's copy failed in ~piece_ring: %s\n", cudaGetErrorString(e));
+  }
+  piece_ring(const piece_ring&) = delete;
+  piece_ring& operator=(const piece_ring&) = delete;
 
   /// Items [first, first + count) of `from` into d_dst, enqueued on `stream` (the last piece may still
   /// be in flight on return).

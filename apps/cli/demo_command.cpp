@@ -33,8 +33,10 @@ std::vector<fs::path> data_files(const fs::path& dir) {
   std::vector<fs::path> files;
   const auto refuse = [&] { throw cli_error(exit_code::no_input, dir.string() + ": cannot read: " + ec.message()); };
   fs::directory_iterator entry(dir, ec);
-  for (; !ec && entry != fs::directory_iterator(); entry.increment(ec))
-    if (entry->is_regular_file(ec)) files.push_back(entry->path());
+  for (; !ec && entry != fs::directory_iterator(); entry.increment(ec)) {
+    std::error_code unreadable;  // a dangling link or an entry we may not stat: not a sample, skipped
+    if (entry->is_regular_file(unreadable)) files.push_back(entry->path());
+  }
   if (ec) refuse();
   std::sort(files.begin(), files.end());
   return files;

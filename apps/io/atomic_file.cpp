@@ -166,16 +166,11 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
                      "cannot create: directory " + dir.string() + " does not exist");
     throw_errno(error_kind::cant_create, final_, "cannot create", err);
   }
-  // A replaced file keeps its mode (and, where allowed, its owner); a new one gets open()'s.
+  ::fchmod(fd_, default_file_mode());
+  // A replaced file's mode and owner go onto the temporary at commit(), not now: writers that reopen
+  // the temporary by name (libsndfile, the plot script, the other ranks) need it writable till then.
   struct stat replaced {};
-  if (::stat(target_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode)) {
-    ::fchmod(fd_, replaced.st_mode & 07777);
-    if (::fchown(fd_, replaced.st_uid, replaced.st_gid) != 0) {
-      // Only root may give a file away: the caller's ownership stands.
-    }
-  } else {
-    ::fchmod(fd_, default_file_mode());
-  }
+  if (::stat(target_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode)) replaced_ = replaced;
 }
 
 atomic_output_file::~atomic_output_file() {
@@ -202,6 +197,12 @@ void atomic_output_file::write(const void* data, std::size_t n) {
 
 void atomic_output_file::commit() {
   if (fd_ < 0) throw std::logic_error("atomic_output_file::commit called twice");
+  if (replaced_) {
+    // The replaced file's permissions stand, and its owner where allowed (only root may give a file
+    // away; otherwise the caller's ownership stands).
+    ::fchmod(fd_, replaced_->st_mode & 07777);
+    [[maybe_unused]] const int owned = ::fchown(fd_, replaced_->st_uid, replaced_->st_gid);
+  }
   // fsync before rename: otherwise a crash can leave the new name pointing at
   // an empty file, which is worse than the old contents. Devices and pipes may
   // not sync at all (EINVAL), and have nothing to rename.

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +52,7 @@ class atomic_output_file {
   int fd_ = -1;
   bool committed_ = false;
   int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name
+  std::optional<struct stat> replaced_;  // the file the output replaces, whose mode and owner it keeps
 };
 
 // Whether two paths name one file: the same inode (hard links, symlinks) or, for

@@ -229,7 +229,9 @@ TEST(convolution_arguments, null_arrays_are_refused) {
   expect_refused("d_in", [&] { convolve1d<float>(nullptr, somewhere, 10, taps, 3, boundary::zero); });
   expect_refused("d_out", [&] { convolve1d<float>(somewhere, nullptr, 10, taps, 3, boundary::zero); });
   expect_refused("h_mask", [&] { convolve1d<float>(somewhere, somewhere, 10, nullptr, 3, boundary::zero); });
-  expect_refused("h_taps", [&] { fir_filter<float>(somewhere, somewhere, 0, nullptr, 3); });
+  expect_refused("h_taps", [&] { fir_filter<float>(somewhere, somewhere, 10, nullptr, 3); });
+  // Nothing to filter: nothing is read, and nothing launched.
+  fir_filter<float>(nullptr, nullptr, 0, nullptr, 3);
   expect_refused("d_in", [&] { convolve2d<float>(nullptr, 4, somewhere, 4, 4, 4, taps, 1, 3, boundary::zero); });
   expect_refused("d_out", [&] { convolve2d<float>(somewhere, 4, nullptr, 4, 4, 4, taps, 1, 3, boundary::zero); });
   expect_refused("h_mask", [&] { convolve2d<float>(somewhere, 4, somewhere, 4, 4, 4, nullptr, 1, 3, boundary::zero); });

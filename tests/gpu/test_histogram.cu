@@ -785,6 +785,11 @@ TEST(histogram_arguments, rejected_before_any_cuda_call) {
   const int queries[2] = {};
   expect_refused("d_prefix", [&] { range_counts(static_cast<const unsigned*>(nullptr), 4, queries, 1, counters); });
   expect_refused("d_queries", [&] { range_counts(counters, 4, static_cast<const int*>(nullptr), 1, counters); });
+  untouched_storage storage;
+  expect_refused("d_prefix", [&] { histogram_prefix(storage.get(), storage.bytes, counters, 4, no_counters); });
+  expect_refused("d_histogram", [&] {
+    histogram_prefix(storage.get(), storage.bytes, static_cast<const unsigned*>(nullptr), 4, counters);
+  });
 }
 
 }  // namespace

@@ -435,7 +435,7 @@ TEST_F(scan_api, rejects_bad_arguments) {
 }
 
 // No gpu_test fixture: the arrays are checked before any CUDA call, so these run without a GPU too.
-TEST(scan_arguments, null_arrays_are_refused_unless_there_is_nothing_to_scan) {
+TEST(scan_arguments, null_arrays_are_refused) {
   untouched_storage storage;
   int* none = nullptr;
   int* somewhere = reinterpret_cast<int*>(storage.get());  // never dereferenced: the call refuses first

@@ -37,6 +37,7 @@ class overlap_save_filter {
       : stream_(stream), taps_(num_taps), size_(policy::fir::fft_size(num_taps)), step_(size_ - num_taps + 1) {
     convolution::detail::check_type<T>();
     convolution::detail::check_mask(num_taps, "lookback::overlap_save_filter");
+    lookback::detail::check_array(h_taps, num_taps, "lookback::overlap_save_filter", "h_taps");
     if (max_n < 1) max_n = 1;
     const std::int64_t needed = (max_n + step_ - 1) / step_;
     batch_ = static_cast<int>(std::max<std::int64_t>(1, std::min(needed, batch_reals / size_)));
@@ -60,6 +61,8 @@ class overlap_save_filter {
       throw std::invalid_argument(
           "lookback::overlap_save_filter: called on a stream other than the one it was built on");
     if (n < 0) throw std::invalid_argument("lookback::overlap_save_filter: negative sample count");
+    lookback::detail::check_array(d_in, n, "lookback::overlap_save_filter", "d_in");
+    lookback::detail::check_array(d_out, n, "lookback::overlap_save_filter", "d_out");
     const int threads = 256;
     const auto cut = fir::device::cut_segments_kernel<T>;
     const auto multiply = fir::device::multiply_spectra_kernel<complex, T>;

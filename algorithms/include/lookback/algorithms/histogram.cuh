@@ -86,8 +86,11 @@ void histogram_range(const Sample* d_samples, std::int64_t num_samples, Counter*
 template <class Counter>
 void histogram_prefix(void* d_temp_storage, std::size_t& temp_storage_bytes, const Counter* d_histogram,
                       int num_bins, Counter* d_prefix, cudaStream_t stream = nullptr) {
-  if (d_temp_storage != nullptr)
+  if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
+    lookback::detail::check_array(d_histogram, num_bins, "lookback::histogram_prefix", "d_histogram");
+    lookback::detail::check_array(d_prefix, num_bins + 1, "lookback::histogram_prefix", "d_prefix");
     LOOKBACK_CUDA_TRY(cudaMemsetAsync(d_prefix, 0, sizeof(Counter), stream));
+  }
   inclusive_scan(d_temp_storage, temp_storage_bytes, d_histogram, d_prefix + 1, sum{}, num_bins, stream);
 }
 

@@ -121,7 +121,9 @@ void convolve1d(const T* d_in, T* d_out, std::int64_t n, const T* h_mask, int ma
 template <class T>
 void fir_filter(const T* d_in, T* d_out, std::int64_t n, const T* h_taps, int num_taps, cudaStream_t stream = nullptr) {
   convolution::detail::check_mask(num_taps, "lookback::fir_filter");
-  lookback::detail::check_array(h_taps, num_taps, "lookback::fir_filter", "h_taps");  // read below, whatever n
+  lookback::detail::check_item_count(n, "lookback::fir_filter");
+  if (n == 0) return;
+  lookback::detail::check_array(h_taps, num_taps, "lookback::fir_filter", "h_taps");
   // The correlation form with the taps reversed, every window reaching num_taps - 1 samples back.
   std::vector<T> reversed(h_taps, h_taps + num_taps);
   std::reverse(reversed.begin(), reversed.end());

@@ -60,9 +60,9 @@ std::int64_t parse_count(const std::string& text) {
   std::int64_t n = 0;
   if (text.rfind("2^", 0) == 0) {
     const std::string exponent = text.substr(2);
-    if (!digits(exponent) || exponent.size() > 2 || std::stoi(exponent) > 62)
-      return refuse("must be a positive integer or 2^K (K <= 62)");
-    n = std::int64_t{1} << std::stoi(exponent);
+    const int k = digits(exponent) && exponent.size() <= 2 ? std::stoi(exponent) : -1;
+    if (k < 0 || k > 62) return refuse("must be a positive integer or 2^K (K <= 62)");
+    n = std::int64_t{1} << k;
   } else {
     if (!digits(text)) return refuse("must be a positive integer or 2^K");
     const unsigned long long value = std::stoull(text);

@@ -2,6 +2,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/exit_codes.hpp"
+#include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 
 #include <lookback/pipelines/source.hpp>
@@ -52,8 +53,8 @@ void shared_output::finish_writes() {
   launch_.on_others([&] {
     const int fd = fd_;
     fd_ = -1;
-    // A device (-o /dev/null) may not sync at all (EINVAL), as atomic_output_file::commit allows.
-    const bool flushed = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;
+    // The root's temporary, or the device (-o /dev/null) it writes in place.
+    const bool flushed = io::flush_to_storage(fd, true);
     const int flush_errno = errno;
     if (!flushed || ::close(fd) != 0)
       throw io::io_error(io::error_kind::io_failure, path_,

@@ -204,10 +204,9 @@ void atomic_output_file::commit() {
     [[maybe_unused]] const int owned = ::fchown(fd_, replaced_->st_uid, replaced_->st_gid);
   }
   // fsync before rename: otherwise a crash can leave the new name pointing at
-  // an empty file, which is worse than the old contents. Devices and pipes may
-  // not sync at all (EINVAL), and have nothing to rename.
-  if (::fsync(fd_) != 0 && !(direct() && (errno == EINVAL || errno == EROFS)))
-    throw_errno(error_kind::io_failure, final_, "write failed", errno);
+  // an empty file, which is worse than the old contents. Devices and pipes have
+  // nothing to rename.
+  if (!flush_to_storage(fd_, direct())) throw_errno(error_kind::io_failure, final_, "write failed", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw_errno(error_kind::io_failure, final_, "write failed", errno);
@@ -220,6 +219,10 @@ void atomic_output_file::commit() {
   committed_ = true;
   forget_temporary(std::exchange(signal_slot_, -1));
   sync_directory(directory_of(target_));
+}
+
+bool flush_to_storage(int fd, bool may_be_device) {
+  return ::fsync(fd) == 0 || (may_be_device && (errno == EINVAL || errno == EROFS));
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {

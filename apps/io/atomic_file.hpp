@@ -55,6 +55,10 @@ class atomic_output_file {
   std::optional<struct stat> replaced_;  // the file the output replaces, whose mode and owner it keeps
 };
 
+// fsync(fd), where a device or pipe, which may not sync at all (EINVAL, EROFS), counts as flushed when
+// `may_be_device`. False, with errno set, when the data did not reach storage.
+bool flush_to_storage(int fd, bool may_be_device);
+
 // Whether two paths name one file: the same inode (hard links, symlinks) or, for
 // paths that do not exist yet, the same normalised spelling.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);

@@ -72,7 +72,8 @@ int compact_command(const args& a) {
   add_memory_options(desc, memory);
   add_launch_options(desc, launching);
   const auto vm = parse_options(a, desc,
-                                "lookback compact -i X.npy -o Y.npy (--flags F.npy | --predicate P) [--gpus N | --distributed]");
+                                "lookback compact -i X.npy -o Y.npy (--flags F.npy [--flags-dtype T] | --predicate P) "
+                                "[--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 
   const bool by_flags = vm->count("flags") != 0;

@@ -131,7 +131,7 @@ int fir_command(const args& a) {
   add_common_options(desc, common);
   const auto vm = parse_options(a, desc,
                                 "lookback fir -i IN.wav -o OUT.wav (--taps T.npy | --lowpass HZ | --highpass HZ | "
-                                "--bandpass LO:HI) [--num-taps N] [--window W] [--format float]");
+                                "--bandpass LO:HI) [--num-taps N] [--window W] [--format float] [--block-frames N]");
   if (!vm) return exit_code::ok;
 
   const std::string kind = chosen_filter(*vm);

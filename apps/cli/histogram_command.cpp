@@ -116,8 +116,8 @@ int histogram_command(const args& a) {
   add_memory_options(desc, memory);
   add_launch_options(desc, launching);
   if (!parse_options(a, desc,
-                     "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--query A:B ...] [--chart] "
-                     "[--gpus N | --distributed]"))
+                     "lookback histogram -i X.npy --bins N --range LO:HI [-o H.npy] [--counter uint32|uint64] "
+                     "[--query A:B ...] [--queries Q.npy] [--chart] [--gpus N | --distributed]"))
     return exit_code::ok;
 
   typed::histogram_spec spec;

@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -47,14 +49,19 @@ int run_program(const std::vector<std::string>& argv, const fs::path& stderr_pat
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// A private temporary directory, removed with everything in it.
+/// A private temporary directory, removed with everything in it, also when Ctrl-C or a kill ends the
+/// command: the directory and the names of the files that may be made in it are registered with
+/// atomic_file's signal cleanup.
 class scratch_dir {
  public:
-  scratch_dir() {
+  explicit scratch_dir(std::initializer_list<const char*> entries) {
     std::string pattern = (fs::temp_directory_path() / "lookback-plot-XXXXXX").string();
+    const io::cleanup_signals_held held;
     if (::mkdtemp(pattern.data()) == nullptr)
       throw cli_error(exit_code::cant_create, "cannot create a temporary directory for --plot: " + std::string(std::strerror(errno)));
     path_ = pattern;
+    guards_.push_back(std::make_unique<io::removed_on_signal>(path_));
+    for (const char* name : entries) guards_.push_back(std::make_unique<io::removed_on_signal>(path_ / name));
   }
   ~scratch_dir() {
     std::error_code ec;
@@ -66,6 +73,7 @@ class scratch_dir {
 
  private:
   fs::path path_;
+  std::vector<std::unique_ptr<io::removed_on_signal>> guards_;
 };
 
 std::string first_line_of(const fs::path& p) {
@@ -96,7 +104,7 @@ std::optional<std::string> find_script() {
 ladder_plotter find_ladder_plotter() {
   const auto script = find_script();
   if (!script) throw cli_error(exit_code::unavailable, "--plot: plot_ladder.py is not installed beside lookback (set LOOKBACK_PLOT_SCRIPT)");
-  const scratch_dir scratch;
+  const scratch_dir scratch{"stderr"};
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("LOOKBACK_PYTHON")) candidates.emplace_back(env);
   else candidates = {"python3", "/usr/bin/python3"};
@@ -107,7 +115,7 @@ ladder_plotter find_ladder_plotter() {
 }
 
 void draw_ladder_plot(const ladder_plotter& plotter, const std::string& table_json, io::atomic_output_file& out) {
-  const scratch_dir scratch;
+  const scratch_dir scratch{"table.json", "stderr"};
   {
     std::ofstream json(scratch / "table.json");
     json << table_json;

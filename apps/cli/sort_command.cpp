@@ -88,7 +88,7 @@ int sort_command(const args& a) {
   add_memory_options(desc, memory);
   add_launch_options(desc, launching);
   const auto vm = parse_options(a, desc,
-                                "lookback sort -i K.npy -o SK.npy [--values V.npy --values-output SV.npy] [--descending] "
+                                "lookback sort -i K.npy -o SK.npy [--values V.npy [--values-dtype T] --values-output SV.npy] [--descending] "
                                 "[--bits B:E] [--gpus N | --distributed]");
   if (!vm) return exit_code::ok;
 

@@ -80,6 +80,9 @@ std::mutex temp_mutex;
 extern "C" void remove_temporaries(int sig) {
   for (int i = 0; i < temp_slots; ++i)
     if (temp_used[i] != 0) ::unlink(temp_names[i]);
+  // Scratch directories once their files are gone (unlink refuses a directory, rmdir a file).
+  for (int i = 0; i < temp_slots; ++i)
+    if (temp_used[i] != 0) ::rmdir(temp_names[i]);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -116,6 +119,19 @@ void forget_temporary(int slot) {
 
 }  // namespace
 
+cleanup_signals_held::cleanup_signals_held() {
+  sigset_t held;
+  ::sigemptyset(&held);
+  for (const int sig : cleanup_signals) ::sigaddset(&held, sig);
+  ::pthread_sigmask(SIG_BLOCK, &held, &old_);
+}
+
+cleanup_signals_held::~cleanup_signals_held() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+removed_on_signal::removed_on_signal(const fs::path& path) : slot_(remember_temporary(path.string())) {}
+
+removed_on_signal::~removed_on_signal() { forget_temporary(slot_); }
+
 atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(final_path)) {
   const fs::path name = final_.filename();
   if (name.empty() || name == "." || name == "..")
@@ -145,21 +161,19 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
   std::string stem = target_.filename().string();
   if (stem.size() > 200) stem.resize(200);
   std::string pattern = (dir / ("." + stem + ".tmp-XXXXXX")).string();
-  // A Ctrl-C between creating the temporary and remembering it would leave it behind: held off till then.
-  sigset_t held, old;
-  ::sigemptyset(&held);
-  for (const int sig : cleanup_signals) ::sigaddset(&held, sig);
-  ::pthread_sigmask(SIG_BLOCK, &held, &old);
-  fd_ = ::mkstemp(pattern.data());
-  const int created_errno = errno;
-  if (fd_ >= 0) {
-    temp_ = pattern;
-    signal_slot_ = remember_temporary(pattern);
+  int created_errno = 0;
+  {
+    // A Ctrl-C between creating the temporary and remembering it would leave it behind.
+    const cleanup_signals_held held;
+    fd_ = ::mkstemp(pattern.data());
+    created_errno = errno;
+    if (fd_ >= 0) {
+      temp_ = pattern;
+      signal_slot_ = remember_temporary(pattern);
+    }
   }
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (fd_ < 0) {
-    errno = created_errno;
-    const int err = errno;
+    const int err = created_errno;
     // Some filesystems (procfs) also answer ENOENT, so check before blaming the directory.
     if (err == ENOENT && !fs::exists(dir, ec))
       throw io_error(error_kind::cant_create, final_,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cstddef>
@@ -53,6 +54,34 @@ class atomic_output_file {
   bool committed_ = false;
   int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name
   std::optional<struct stat> replaced_;  // the file the output replaces, whose mode and owner it keeps
+};
+
+// Holds off, while it lives, the signals on which registered temporaries are removed (Ctrl-C, a kill,
+// a closed terminal, Ctrl-\, a write past the file-size limit): create a temporary and register it
+// under one, so that no signal falls between.
+class cleanup_signals_held {
+ public:
+  cleanup_signals_held();
+  ~cleanup_signals_held();
+  cleanup_signals_held(const cleanup_signals_held&) = delete;
+  cleanup_signals_held& operator=(const cleanup_signals_held&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+// A scratch path removed if one of those signals ends the process while this guard lives, as
+// atomic_output_file's temporary is: a file is unlinked, a directory removed once empty (register
+// its files too). Removing it in the normal course stays its owner's job.
+class removed_on_signal {
+ public:
+  explicit removed_on_signal(const std::filesystem::path& path);
+  ~removed_on_signal();
+  removed_on_signal(const removed_on_signal&) = delete;
+  removed_on_signal& operator=(const removed_on_signal&) = delete;
+
+ private:
+  int slot_;
 };
 
 // fsync(fd), where a device or pipe, which may not sync at all (EINVAL, EROFS), counts as flushed when

@@ -20,13 +20,14 @@ std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* i
     const auto* want = static_cast<const T*>(expected);
     const auto* got = static_cast<const T*>(actual);
     const bool summing = spec.op == op_kind::sum;
-    double mass = std::abs(static_cast<double>(init_of<T>(spec)));
+    sum_allowance<T> allowance;
+    allowance.add(static_cast<double>(init_of<T>(spec)));
     for (std::int64_t i = 0; i < n; ++i) {
-      if (spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
-      const double tol = summing ? sum_tolerance<T>(mass, i + 1) : 0.0;
+      if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
+      const double tol = summing ? allowance.tolerance(i + 1) : 0.0;
       if (!values_match(want[i], got[i], tol))
         return mismatch{i, format_value(want[i]), format_value(got[i])};
-      if (!spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
+      if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
     }
     return std::nullopt;
   });
@@ -37,11 +38,11 @@ std::optional<mismatch> reduce_mismatch(io::dtype type, op_kind op, const void* 
   return visit_numeric(type, [&](auto zero) -> std::optional<mismatch> {
     using T = decltype(zero);
     const auto* in = static_cast<const T*>(input);
-    double mass = 0;
-    for (std::int64_t i = 0; i < n; ++i) mass += std::abs(static_cast<double>(in[i]));
+    sum_allowance<T> allowance;
+    for (std::int64_t i = 0; i < n; ++i) allowance.add(static_cast<double>(in[i]));
     const T want = *static_cast<const T*>(expected);
     const T got = *static_cast<const T*>(actual);
-    const double tol = op == op_kind::sum ? sum_tolerance<T>(mass, n) : 0.0;
+    const double tol = op == op_kind::sum ? allowance.tolerance(n) : 0.0;
     if (values_match(want, got, tol)) return std::nullopt;
     return mismatch{0, format_value(want), format_value(got)};
   });

@@ -1,9 +1,11 @@
 #pragma once
 // Result comparison with a rounding allowance for floating-point sums: two correct scans or
 // reductions that add in different orders differ by about eps * (sum of |terms|) times a factor that
-// grows with the length of their longest sequential chain. Integers and min/max compare exactly.
+// grows with the length of their longest sequential chain. Integers and min/max compare exactly, and
+// so do sums of whole numbers that no association can round (sum_allowance).
 #include "typed/typed_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -22,6 +24,35 @@ double sum_tolerance(double abs_mass, std::int64_t terms) {
     return std::numeric_limits<T>::epsilon() * abs_mass * (32.0 + std::sqrt(static_cast<double>(terms)) / 8.0);
   }
 }
+
+/// The allowance of a floating-point sum, its terms added one by one (an initial value is a term):
+/// sum_tolerance's, unless every term is a whole number and every run of consecutive terms sums to at
+/// most 2^digits in magnitude. Then every partial sum that any association forms is exact, two correct
+/// sums are the same number, and the allowance is 0: a dropped or repeated term shows however small.
+template <class T>
+class sum_allowance {
+ public:
+  void add(double term) {
+    mass_ += std::abs(term);
+    whole_ = whole_ && std::isfinite(term) && term == std::trunc(term);
+    // The prefixes bound every run's sum (a run is the difference of two); long double holds them
+    // exactly until they pass 2^64, far past any bound that allows exactness.
+    running_ += term;
+    lowest_ = std::min(lowest_, running_);
+    highest_ = std::max(highest_, running_);
+  }
+  double tolerance(std::int64_t terms) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (whole_ && highest_ - lowest_ <= std::ldexp(1.0L, std::numeric_limits<T>::digits)) return 0.0;
+    }
+    return sum_tolerance<T>(mass_, terms);
+  }
+
+ private:
+  double mass_ = 0;
+  bool whole_ = true;
+  long double running_ = 0, lowest_ = 0, highest_ = 0;
+};
 
 /// Integers (expected given as T) compare exactly; floating point within `tolerance`, NaN only with NaN.
 template <class T, class Expected>

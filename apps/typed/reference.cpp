@@ -19,13 +19,14 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
       if (spec.op == typed::op_kind::sum) {
         // long double (64-bit mantissa on x86-64): the reference must be more precise than float64.
         long double running = spec.inclusive ? 0.0L : static_cast<long double>(typed::scalar_as<T>(spec.init));
-        double mass = std::abs(static_cast<double>(running));
+        typed::sum_allowance<T> allowance;
+        allowance.add(static_cast<double>(running));
         for (std::int64_t i = 0; i < n; ++i) {
           const long double before = running;
           running += static_cast<long double>(in[i]);
-          mass += std::abs(static_cast<double>(in[i]));
+          allowance.add(static_cast<double>(in[i]));
           const double want = static_cast<double>(spec.inclusive ? running : before);
-          if (!typed::values_match(want, got[i], typed::sum_tolerance<T>(mass, i + 1)))
+          if (!typed::values_match(want, got[i], allowance.tolerance(i + 1)))
             return typed::mismatch{i, format_value(want), format_value(got[i])};
         }
         return std::nullopt;
@@ -45,13 +46,13 @@ std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_ar
     if constexpr (std::is_floating_point_v<T>) {
       if (op == typed::op_kind::sum) {
         long double sum = 0;
-        double mass = 0;
+        typed::sum_allowance<T> allowance;
         for (std::int64_t i = 0; i < n; ++i) {
           sum += static_cast<long double>(input.as<T>()[i]);
-          mass += std::abs(static_cast<double>(input.as<T>()[i]));
+          allowance.add(static_cast<double>(input.as<T>()[i]));
         }
         const double want = static_cast<double>(sum);
-        if (typed::values_match(want, got, typed::sum_tolerance<T>(mass, n))) return std::nullopt;
+        if (typed::values_match(want, got, allowance.tolerance(n))) return std::nullopt;
         return typed::mismatch{0, format_value(want), format_value(got)};
       }
     }

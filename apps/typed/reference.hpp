@@ -1,6 +1,6 @@
 #pragma once
 // Checks a result against the CPU reference (the tests, and the ladder command, use it): integers and min/max exactly, in the element type;
-// floating-point sums against a double-precision reference within typed::sum_tolerance.
+// floating-point sums against a long double reference within typed::sum_allowance (exactly, for whole-valued terms).
 #include "io/array.hpp"
 #include "typed/compare.hpp"
 

@@ -27,12 +27,13 @@ void cub_scan_chunk(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_o
 template <class T>
 std::optional<mismatch> chunk_scan_mismatch(const scan_spec& spec, T carry, const T* in, const T* want, const T* got,
                                             std::int64_t n) {
-  double mass = std::abs(static_cast<double>(carry));
+  sum_allowance<T> allowance;
+  allowance.add(static_cast<double>(carry));
   for (std::int64_t i = 0; i < n; ++i) {
-    if (spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
-    const double tol = spec.op == op_kind::sum ? sum_tolerance<T>(mass, i + 2) : 0.0;
+    if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
+    const double tol = spec.op == op_kind::sum ? allowance.tolerance(i + 2) : 0.0;
     if (!values_match(want[i], got[i], tol)) return mismatch{i, format_value(want[i]), format_value(got[i])};
-    if (!spec.inclusive) mass += std::abs(static_cast<double>(in[i]));
+    if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
   }
   return std::nullopt;
 }

@@ -237,6 +237,18 @@ TEST(convolution_arguments, null_arrays_are_refused) {
   expect_refused("h_mask", [&] { convolve2d<float>(somewhere, 4, somewhere, 4, 4, 4, nullptr, 1, 3, boundary::zero); });
 }
 
+class convolution_api : public gpu_test {};
+
+TEST_F(convolution_api, null_arrays_with_no_items_are_accepted) {
+  const cuda_stream stream;
+  const float taps[3] = {1, 2, 1};
+  convolve1d<float>(nullptr, nullptr, 0, taps, 3, boundary::zero, stream.get());
+  convolve2d<float>(nullptr, 4, nullptr, 4, 0, 4, taps, 1, 3, boundary::zero, stream.get());
+  convolve2d<float>(nullptr, 0, nullptr, 0, 4, 0, taps, 1, 3, boundary::zero, stream.get());
+  fir_filter<float>(nullptr, nullptr, 0, taps, 3, stream.get());
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+}
+
 class convolution_large : public gpu_test {};
 
 // Past 2^31 items (64-bit sizes and tile offsets, the mirror reaching back from the far end): every

@@ -429,6 +429,15 @@ TEST_F(histogram_even_api, integer_bins_match_exact_arithmetic) {
   check_integer_bins_by_hand<std::int32_t>(-1000, 997, 255, n, 9);
 }
 
+// No samples: a null array is accepted, and the counters are still cleared.
+TEST_F(histogram_even_api, a_null_array_of_no_samples_clears_the_counters) {
+  const cuda_stream stream;
+  device_buffer<std::uint32_t> d_counters(256, stream);
+  d_counters.fill_bytes(poison_byte);
+  histogram_even(static_cast<const std::uint8_t*>(nullptr), 0, d_counters.data(), 256, 0, 256, stream.get());
+  for (const std::uint32_t c : to_host(d_counters)) ASSERT_EQ(c, 0u);
+}
+
 // The product (x - lower) * (bins / range) rounds up to `bins` for some x just below upper (in float,
 // [-1.5, 2.25) in one bin does); ours counts those samples in the last bin, as the CPU reference does.
 // CUB is not compared here: its answer for them is undefined.

@@ -420,6 +420,22 @@ TEST(radix_sort_arguments, null_arrays_are_refused) {
   expect_refused("key buffer", [&] { radix_sort_keys(d_temp, bytes, keys, 10); });
 }
 
+TEST_F(radix_sort_api, null_arrays_with_no_items_are_accepted) {
+  const cuda_stream stream;
+  std::size_t bytes = 0;
+  const std::uint32_t* none = nullptr;
+  radix_sort_pairs(nullptr, bytes, none, static_cast<std::uint32_t*>(nullptr), none,
+                   static_cast<std::uint32_t*>(nullptr), 0, 0, 32, stream.get());
+  device_buffer<std::byte> d_temp(std::max<std::size_t>(bytes, 1), stream);
+  radix_sort_pairs(d_temp.data(), bytes, none, static_cast<std::uint32_t*>(nullptr), none,
+                   static_cast<std::uint32_t*>(nullptr), 0, 0, 32, stream.get());
+  std::size_t key_bytes = 0;
+  radix_sort_keys(nullptr, key_bytes, none, static_cast<std::uint32_t*>(nullptr), 0, 0, 32, stream.get());
+  device_buffer<std::byte> d_key_temp(std::max<std::size_t>(key_bytes, 1), stream);
+  radix_sort_keys(d_key_temp.data(), key_bytes, none, static_cast<std::uint32_t*>(nullptr), 0, 0, 32, stream.get());
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+}
+
 TEST_F(radix_sort_api, repeated_runs_are_identical) {
   const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 22) + 11);
   auto rng = make_rng(99);

@@ -553,6 +553,32 @@ TEST(select_arguments, null_arrays_are_refused) {
   expect_refused("d_in", [&] { select_flagged(d_temp, bytes, no_input, flags, values, count, n); });
 }
 
+// With no items the arrays may be null; the count is still written.
+TEST_F(select_api, null_arrays_with_no_items_are_accepted) {
+  const cuda_stream stream;
+  device_buffer<std::int64_t> d_count(1, stream);
+  const keep_below<std::uint32_t> pred{50};
+  const std::uint32_t* none = nullptr;
+  const auto expect_nothing_selected = [&](const char* what, auto&& call) {
+    d_count.fill_bytes(poison_byte);
+    std::size_t bytes = 0;
+    call(nullptr, bytes);
+    device_buffer<std::byte> d_temp(std::max<std::size_t>(bytes, 1), stream);
+    call(d_temp.data(), bytes);
+    EXPECT_EQ(to_host(d_count).front(), 0) << what;
+  };
+  expect_nothing_selected("select_if", [&](void* d_temp, std::size_t& bytes) {
+    select_if(d_temp, bytes, none, static_cast<std::uint32_t*>(nullptr), d_count.data(), 0, pred, stream.get());
+  });
+  expect_nothing_selected("partition", [&](void* d_temp, std::size_t& bytes) {
+    partition(d_temp, bytes, none, static_cast<std::uint32_t*>(nullptr), d_count.data(), 0, pred, stream.get());
+  });
+  expect_nothing_selected("select_flagged", [&](void* d_temp, std::size_t& bytes) {
+    select_flagged(d_temp, bytes, none, static_cast<const std::uint8_t*>(nullptr), static_cast<std::uint32_t*>(nullptr),
+                   d_count.data(), 0, stream.get());
+  });
+}
+
 class select_large : public gpu_test {};
 
 // Past 2^31 items (2 GiB of bytes and as much output); in the GPU bundle's run of disabled tests.

@@ -137,6 +137,19 @@ TEST(summed_area_arguments, null_arrays_are_refused) {
   });
 }
 
+TEST_F(summed_area, null_images_with_no_pixels_are_accepted) {
+  const cuda_stream stream;
+  for (const auto [height, width] : {std::pair{0, 0}, std::pair{0, 64}, std::pair{64, 0}}) {
+    std::size_t bytes = 0;
+    summed_area_table(nullptr, bytes, static_cast<const float*>(nullptr), width, static_cast<float*>(nullptr), width,
+                      height, width, stream.get());
+    device_buffer<std::byte> d_temp(std::max<std::size_t>(bytes, 1), stream);
+    summed_area_table(d_temp.data(), bytes, static_cast<const float*>(nullptr), width, static_cast<float*>(nullptr),
+                      width, height, width, stream.get());
+  }
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+}
+
 TEST_F(summed_area, refuses_short_storage_and_images_a_tile_short_of_2_pow_31) {
   const cuda_stream stream;
   device_buffer<float> d_image(64 * 64, stream);

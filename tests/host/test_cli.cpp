@@ -7,6 +7,11 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <regex>
+#include <set>
+#include <thread>
+
 namespace {
 
 using namespace lookback_test_cli;
@@ -620,6 +625,31 @@ TEST_F(CliTest, HelpGoesToStdout) {
     EXPECT_EQ(r.exit_code, ex_ok) << r;
     EXPECT_EQ(r.err, "") << r;
     EXPECT_EQ(r.out.rfind("usage: lookback", 0), 0u) << r;
+  }
+}
+
+// Each command's usage line names every option of its own (the common ones are listed once, in
+// lookback help), so that the short form a user reads first leaves nothing out.
+TEST_F(CliTest, UsageLinesNameEveryOptionOfTheirCommand) {
+  const std::set<std::string> common{"help", "backend", "verify", "dtype", "device-memory-limit", "host-memory-limit"};
+  const std::regex option(R"(^  (-[a-z] \[ )?--([a-z0-9-]+))");
+  for (const char* command : {"reduce", "scan", "histogram", "compact", "sort", "ladder", "conv2d", "sat", "boxfilter",
+                              "fir", "demo"}) {
+    SCOPED_TRACE(command);
+    const run_result r = run({command, "--help"});
+    ASSERT_EQ(r.exit_code, ex_ok) << r;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_FALSE(lines.empty()) << r;
+    const std::string& usage = lines.front();
+    int options = 0;
+    for (const std::string& line : lines) {
+      std::smatch m;
+      if (!std::regex_search(line, m, option) || common.count(m[2]) != 0) continue;
+      ++options;
+      const std::string named = m[1].matched ? m[1].str().substr(0, 2) + " " : "--" + m[2].str();
+      EXPECT_TRUE(contains(usage, named)) << named << " is missing from: " << usage;
+    }
+    EXPECT_GT(options, 0) << r;
   }
 }
 
@@ -1464,6 +1494,35 @@ TEST_F(CliTest, LadderRefusesOneFileForTheJsonAndThePlot) {
     expect_one_error_line(r, "lookback ladder: ", "--json and --plot name the same file");
     EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "only the link\n" << r;
   }
+}
+
+// Ctrl-C while --plot looks for matplotlib (here a "python" that only sleeps) removes the command's
+// scratch folder and the file in it, as it removes temporary outputs. No GPU is needed: the plotter is
+// found before the GPU is.
+TEST_F(CliTest, LadderCtrlCRemovesThePlotsScratchFolder) {
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directory(tmp);
+  write_file(path("slow-python"), "#!/bin/sh\nexec sleep 30\n");
+  fs::permissions(path("slow-python"), fs::perms::owner_all);
+  write_file(path("plot.py"), "");
+  const pid_t pid = start_interruptible({"ladder", "scan", "--plot", arg("out.png")},
+                                        {"TMPDIR=" + tmp.string(), "LOOKBACK_PYTHON=" + path("slow-python").string(),
+                                         "LOOKBACK_PLOT_SCRIPT=" + path("plot.py").string()});
+  // The "python" is running once its stderr file exists in the scratch folder.
+  const auto running = [&] {
+    for (const auto& e : fs::directory_iterator(tmp))
+      if (fs::exists(e.path() / "stderr")) return true;
+    return false;
+  };
+  const auto started = std::chrono::steady_clock::now();
+  while (!running() && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(running()) << "no scratch folder with the probe's stderr appeared";
+  ::kill(-pid, SIGINT);  // the sleeping "python" too, as a terminal's Ctrl-C
+  const int status = wait_status(pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the command ended before Ctrl-C (status " << status << ")";
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"tmp", "slow-python", "plot.py"}));
 }
 
 // A --json file that cannot be created fails before any work, GPU or not, and creates nothing.

@@ -177,31 +177,15 @@ TEST_F(CliExternalSortTest, ATruncatedInputIsADataErrorAndWritesNothing) {
 TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
   write_keys<std::uint64_t>("k.npy", 32 << 20, 0);  // 256 MiB: a second or more of external sorting
   write_file(path("out.npy"), "old contents");
-  std::vector<std::string> words{lookback_binary, "sort",         "--backend",           "cpu", "-i", arg("k.npy"),
-                                 "-o",            arg("out.npy"), "--host-memory-limit", "1MiB"};
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    if (null_fd < 0 || ::dup2(null_fd, 1) < 0 || ::dup2(null_fd, 2) < 0) ::_exit(127);
-    // As from a terminal: a shell's background job (this test run as one) would pass SIGINT on ignored,
-    // and the command rightly leaves an ignored signal alone.
-    std::signal(SIGINT, SIG_DFL);
-    ::execv(lookback_binary, argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = start_interruptible(
+      {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1MiB"});
   // Once the temporary output exists, the sort is under way: Ctrl-C then.
   const auto started = std::chrono::steady_clock::now();
   const auto entries = [&] { return std::distance(fs::directory_iterator(dir_), fs::directory_iterator()); };
   while (entries() < 3 && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ::kill(pid, SIGINT);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) break;
+  const int status = wait_status(pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sort ended before Ctrl-C (status " << status << ")";
   EXPECT_EQ(WTERMSIG(status), SIGINT);
   EXPECT_EQ(read_file(path("out.npy")), "old contents");

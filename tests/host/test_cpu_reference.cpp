@@ -7,11 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "io/dtype.hpp"
+#include "support/run_seed.hpp"
 #include "typed/compare.hpp"
 #include "typed/select_predicate.hpp"
 #include "typed/typed_ops.hpp"
@@ -320,6 +322,33 @@ TEST(CompareTolerance, SumTolerance) {
   EXPECT_GT(sum_tolerance<float>(1.0, 64), sum_tolerance<double>(1.0, 64));
 }
 
+TEST(CompareTolerance, WholeNumbersSumExactly) {
+  using lookback::typed::sum_allowance;
+  using lookback::typed::sum_tolerance;
+  sum_allowance<float> whole;
+  for (const double t : {3.0, -64.0, 17.0, 0.0, -5.0}) whole.add(t);
+  EXPECT_EQ(whole.tolerance(5), 0.0);
+  whole.add(0.5);  // one fraction, and rounding may differ between orders again
+  EXPECT_EQ(whole.tolerance(6), sum_tolerance<float>(89.5, 6));
+
+  // Runs of consecutive terms bound the partial sums an association forms: 2^24 + 1 is no float.
+  sum_allowance<float> wide_f;
+  sum_allowance<double> wide_d;
+  for (const double t : {16777216.0, 1.0}) {
+    wide_f.add(t);
+    wide_d.add(t);
+  }
+  EXPECT_GT(wide_f.tolerance(2), 0.0);
+  EXPECT_EQ(wide_d.tolerance(2), 0.0);
+  // A run, not the total: the total 1 is small, but 2^24 + 1 is a partial sum an order may form.
+  sum_allowance<float> cancelling;
+  for (const double t : {1.0, 16777216.0, -16777216.0}) cancelling.add(t);
+  EXPECT_GT(cancelling.tolerance(3), 0.0);
+  sum_allowance<float> infinite;
+  infinite.add(std::numeric_limits<double>::infinity());
+  EXPECT_GT(infinite.tolerance(1), 0.0);
+}
+
 TEST(CompareTolerance, ValuesMatch) {
   using lookback::typed::values_match;
   EXPECT_TRUE(values_match(std::int32_t{5}, std::int32_t{5}, 0.0));
@@ -352,6 +381,29 @@ template <class T>
 std::optional<lookback::typed::mismatch> reduce_mismatch(op_kind op, const std::vector<T>& in, T expected, T actual) {
   return lookback::typed::reduce_mismatch(dtype_of<T>(), op, in.data(), static_cast<std::int64_t>(in.size()),
                                           &expected, &actual);
+}
+
+TEST(CompareTolerance, ADroppedTermOfWholeNumbersShows) {
+  // With fractions in [0, 1) the allowance of 4096 float terms exceeds a small term, so only whole
+  // numbers let a float sum's check see it missing.
+  auto rng = lookback::test::make_rng(4096);
+  std::uniform_int_distribution<int> dist(-64, 64);
+  std::vector<float> in(4096);
+  for (float& x : in) x = static_cast<float>(dist(rng));
+  in[1000] = 1.0f;
+  std::vector<float> want(in.size());
+  std::vector<float> dropped(in.size());
+  float running = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    running += in[i];
+    want[i] = running;
+    dropped[i] = i >= 1000 ? running - 1.0f : running;
+  }
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, in, want.back(), dropped.back()));
+  const auto m = scan_mismatch(spec_for<float>(op_kind::sum, true), in, want, dropped);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 1000);
+  EXPECT_FALSE(scan_mismatch(spec_for<float>(op_kind::sum, true), in, want, want));
 }
 
 TEST(CompareScan, IdenticalOutputsMatch) {

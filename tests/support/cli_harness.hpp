@@ -287,6 +287,45 @@ inline std::pair<int, long> run_measured(const std::vector<std::string>& args, c
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
 }
 
+// Starts lookback with `args` as from a terminal that Ctrl-C will be pressed in: SIGINT at its default
+// (a shell's background job, this test run as one, would pass it on ignored, and the command rightly
+// leaves an ignored signal alone), stdin, stdout and stderr on /dev/null, `env` ("NAME=value") ahead of this
+// process's environment, and a process group of its own (its pid), which kill(-pid, SIGINT) reaches
+// whole, children too. Wait for it with wait_status.
+inline pid_t start_interruptible(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> words{lookback_binary};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> settings(env);
+  for (char** e = environ; *e != nullptr; ++e) settings.emplace_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : settings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) fail_errno("fork");
+  if (pid == 0) {
+    // Async-signal-safe calls only between fork and exec.
+    ::setpgid(0, 0);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(null_fd, 1) < 0 || ::dup2(null_fd, 2) < 0) ::_exit(127);
+    ::signal(SIGINT, SIG_DFL);
+    ::execve(lookback_binary, argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so that the group exists whichever process runs first
+  return pid;
+}
+
+// Waits for `pid` to end; its wait status.
+inline int wait_status(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fail_errno("waitpid");
+  return status;
+}
+
 // Every entry under `dir`, by relative path: file contents, or a marker for a directory.
 inline std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> tree;

@@ -12,7 +12,10 @@ io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std:
   typed::visit_numeric(type, [&](auto zero) {
     using T = decltype(zero);
     T* out = a.as<T>();
-    if constexpr (std::is_floating_point_v<T>) {
+    if (d == distribution::whole) {
+      std::uniform_int_distribution<int> dist(std::is_signed_v<T> ? -64 : 0, 64);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(dist(rng));
+    } else if constexpr (std::is_floating_point_v<T>) {
       std::uniform_real_distribution<T> dist(d == distribution::signed_ ? T(-1) : T(0), T(1));
       const T c = dist(rng);
       for (std::int64_t i = 0; i < n; ++i) out[i] = d == distribution::constant ? c : dist(rng);

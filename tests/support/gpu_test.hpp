@@ -42,6 +42,7 @@ enum class distribution {
   small,     // integers in [-1000, 1000] ([0, 1000] unsigned), floats in [0, 1)
   signed_,   // floats in [-1, 1), integers over their whole range
   constant,  // every element the same
+  whole,     // whole numbers in [-64, 64] ([0, 64] unsigned), so that float sums are exact in any order
 };
 
 io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std::mt19937_64& rng);

@@ -206,6 +206,11 @@
 //       0.0066, 0.0066 / 0.0066 / 0.0067, 0.0069 / 0.0070 / 0.0071, 0.0078 / 0.0078 / 0.0080. Flags at 2^16:
 //       4x63x5 0.0071 / 0.0072 / 0.0078, 4x39x8 0.0066 / 0.0067 / 0.0070, 4x31x6 0.0065 / 0.0065 / 0.0066.
 //       Hence tiny tiles for 4-byte items too, below the same 2^19: 4x31x8, 4x31x6 and 4x15x8.
+//   uint64 partition, where 4x31x6 stayed at 1.18x-1.19x CUB at 2^24 (95% of a memcpy), one run at 0687726
+//     (bench/results/h100-exact-float-sums-0687726.md), 1% / 50% kept, 2^24 and 2^28: 4x31x6 0.0998 / 0.0997
+//     and 1.423 / 1.424; 4x27x7 0.1002 / 0.0999 and 1.419 / 1.420; 4x23x7 0.1017 / 0.1015 and 1.439 / 1.439;
+//     4x35x5 0.1016 / 0.1017 and 1.443 / 1.446; 4x39x4 0.1107 / 0.1102 and 1.580 / 1.581. None leads at both
+//     sizes; 4x31x6 stays.
 //   Arrays of up to 4 MiB in two kernels that need no clearing (select/select_kernel.cuh: each tile's count,
 //     then a kernel launched dependent on it that loads and decides its tile before it waits, then takes
 //     its offset from the counts before it), as the scan's small arrays (policy/scan_policy.cuh). Main

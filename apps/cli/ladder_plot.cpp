@@ -56,12 +56,19 @@ class scratch_dir {
  public:
   explicit scratch_dir(std::initializer_list<const char*> entries) {
     std::string pattern = (fs::temp_directory_path() / "lookback-plot-XXXXXX").string();
+    guards_.reserve(entries.size() + 1);
     const io::cleanup_signals_held held;
     if (::mkdtemp(pattern.data()) == nullptr)
       throw cli_error(exit_code::cant_create, "cannot create a temporary directory for --plot: " + std::string(std::strerror(errno)));
     path_ = pattern;
-    guards_.push_back(std::make_unique<io::removed_on_signal>(path_));
-    for (const char* name : entries) guards_.push_back(std::make_unique<io::removed_on_signal>(path_ / name));
+    try {
+      guards_.push_back(std::make_unique<io::removed_on_signal>(path_));
+      for (const char* name : entries) guards_.push_back(std::make_unique<io::removed_on_signal>(path_ / name));
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+      throw;
+    }
   }
   ~scratch_dir() {
     std::error_code ec;

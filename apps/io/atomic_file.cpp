@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -78,6 +79,7 @@ volatile std::sig_atomic_t temp_used[temp_slots];
 std::mutex temp_mutex;
 
 extern "C" void remove_temporaries(int sig) {
+  std::atomic_signal_fence(std::memory_order_acquire);
   for (int i = 0; i < temp_slots; ++i)
     if (temp_used[i] != 0) ::unlink(temp_names[i]);
   // Scratch directories once their files are gone (unlink refuses a directory, rmdir a file).
@@ -105,6 +107,8 @@ int remember_temporary(const std::string& name) {
   for (int i = 0; i < temp_slots; ++i)
     if (temp_used[i] == 0) {
       std::memcpy(temp_names[i], name.c_str(), name.size() + 1);
+      // The name is whole before the handler can see its slot in use.
+      std::atomic_signal_fence(std::memory_order_release);
       temp_used[i] = 1;
       return i;
     }

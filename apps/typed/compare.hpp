@@ -26,24 +26,26 @@ double sum_tolerance(double abs_mass, std::int64_t terms) {
 }
 
 /// The allowance of a floating-point sum, its terms added one by one (an initial value is a term):
-/// sum_tolerance's, unless every term is a whole number and every run of consecutive terms sums to at
-/// most 2^digits in magnitude. Then every partial sum that any association forms is exact, two correct
-/// sums are the same number, and the allowance is 0: a dropped or repeated term shows however small.
+/// sum_tolerance's, unless every term is a whole number and both the positive terms and the negative
+/// ones add up to at most 2^digits in magnitude. Then every partial sum of any subset of the terms is
+/// a whole number within 2^digits, so whatever terms a sum groups together (a reduction's grid-stride
+/// threads group terms far apart, not only runs) it forms them exactly: two correct sums are the same
+/// number, and the allowance is 0, so a dropped or repeated term shows however small.
 template <class T>
 class sum_allowance {
  public:
   void add(double term) {
     mass_ += std::abs(term);
     whole_ = whole_ && std::isfinite(term) && term == std::trunc(term);
-    // The prefixes bound every run's sum (a run is the difference of two); long double holds them
-    // exactly until they pass 2^64, far past any bound that allows exactness.
-    running_ += term;
-    lowest_ = std::min(lowest_, running_);
-    highest_ = std::max(highest_, running_);
+    (term < 0 ? negative_ : positive_) += std::abs(static_cast<long double>(term));
   }
   double tolerance(std::int64_t terms) const {
     if constexpr (std::is_floating_point_v<T>) {
-      if (whole_ && highest_ - lowest_ <= std::ldexp(1.0L, std::numeric_limits<T>::digits)) return 0.0;
+      // long double adds whole numbers exactly up to 2^digits of its own; one bit below that, a total
+      // past the bound cannot round back to within it.
+      constexpr int bits = std::min(std::numeric_limits<T>::digits, std::numeric_limits<long double>::digits - 1);
+      const long double bound = std::ldexp(1.0L, bits);
+      if (whole_ && positive_ <= bound && negative_ <= bound) return 0.0;
     }
     return sum_tolerance<T>(mass_, terms);
   }
@@ -51,7 +53,7 @@ class sum_allowance {
  private:
   double mass_ = 0;
   bool whole_ = true;
-  long double running_ = 0, lowest_ = 0, highest_ = 0;
+  long double positive_ = 0, negative_ = 0;
 };
 
 /// Integers (expected given as T) compare exactly; floating point within `tolerance`, NaN only with NaN.

@@ -24,10 +24,12 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
         for (std::int64_t i = 0; i < n; ++i) {
           const long double before = running;
           running += static_cast<long double>(in[i]);
-          allowance.add(static_cast<double>(in[i]));
+          // An exclusive output holds the terms before its own.
+          if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
           const double want = static_cast<double>(spec.inclusive ? running : before);
           if (!typed::values_match(want, got[i], allowance.tolerance(i + 1)))
             return typed::mismatch{i, format_value(want), format_value(got[i])};
+          if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
         }
         return std::nullopt;
       }

@@ -67,7 +67,7 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
         verifier.record(first_bit_difference(want.data(), reinterpret_cast<const T*>(got.data()), n), verifier.next_first, n);
       };
       if (spec.inclusive)
-        outcome.plan = pipelines::scan_with<false>(in, out, identity_of<T>(op), op, options, step, true);
+        outcome.plan = pipelines::scan_with<false>(in, out, neutral_of<T>(op), op, options, step, true);
       else
         outcome.plan = pipelines::scan_with<true>(in, out, scalar_as<T>(spec.init), op, options, step);
     });

@@ -87,7 +87,7 @@ stream_outcome scan_stream(const scan_spec& spec, pipelines::source& in, pipelin
       using Op = decltype(o);
       detail::verifier* v = r.verify ? &verifier : nullptr;
       if (spec.inclusive)
-        outcome.plan = pipelines::scan_with<false>(in, out, identity_of<T>(o), o, options, scan_step<false, T, Op>{spec, o, v});
+        outcome.plan = pipelines::scan_with<false>(in, out, neutral_of<T>(o), o, options, scan_step<false, T, Op>{spec, o, v});
       else
         outcome.plan = pipelines::scan_with<true>(in, out, scalar_as<T>(spec.init), o, options, scan_step<true, T, Op>{spec, o, v});
     });

@@ -110,6 +110,29 @@ INSTANTIATE_TEST_SUITE_P(all, scan_matrix,
                                   (std::get<2>(info.param) ? "_inclusive" : "_exclusive");
                          });
 
+// A float sum starts from the first item, not from +0.0 (which would turn a leading -0.0 into +0.0):
+// on every path (the small arrays' two kernels, the look-back, the pipeline), inclusive and exclusive
+// from either zero, bit for bit with CUB and the CPU.
+TEST_P(scan_matrix, negative_zeros_keep_their_sign) {
+  const auto [type, op, inclusive] = GetParam();
+  if ((type != io::dtype::float32 && type != io::dtype::float64) || op != op_kind::sum) GTEST_SKIP() << "float sums only";
+  for (const std::int64_t n : matrix_sizes(type, op)) {
+    if (n == 0) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) * 71 + static_cast<int>(type));
+    const io::host_array input = random_array(type, n, distribution::negative_zeros, rng);
+    for (const char* init : {"-0.0", "0.0"}) {
+      if (inclusive && std::string(init) == "0.0") continue;
+      typed::scan_spec spec{type, op, inclusive, *typed::parse_scalar(type, init)};
+      const auto ours = gpu_scan(implementation::lookback, spec, input);
+      const auto cub = gpu_scan(implementation::cub, spec, input);
+      std::vector<std::byte> cpu(input.bytes.size());
+      typed::scan_cpu(spec, input.bytes.data(), cpu.data(), n);
+      EXPECT_TRUE(ours == cub) << describe(spec, n) << " from " << init << ": differs from CUB's bits";
+      EXPECT_TRUE(ours == cpu) << describe(spec, n) << " from " << init << ": differs from the CPU's bits";
+    }
+  }
+}
+
 class scan_large : public gpu_test {};
 
 TEST_F(scan_large, sum_at_2_pow_28) {
@@ -205,7 +228,7 @@ void check_look_back_policy(Op op, const T& init, const std::string& label) {
                           [&](const T* d_in, T* d_out, cudaStream_t stream) {
                             const auto call = [&](void* d_temp, std::size_t& bytes) {
                               if (inclusive)
-                                detail::scan_with_policy<Policy, false>(d_temp, bytes, d_in, d_out, identity_of<T>(op),
+                                detail::scan_with_policy<Policy, false>(d_temp, bytes, d_in, d_out, neutral_of<T>(op),
                                                                         op, n, stream);
                               else
                                 detail::scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, init, op, n, stream);

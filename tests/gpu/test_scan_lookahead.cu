@@ -97,7 +97,7 @@ void check(const std::vector<T>& input, Op op, const T& init, const run_options&
   if (o.carried)
     run(carried<T>{d_carry.data(), d_total.data()});
   else if (o.inclusive)
-    run(identity_of<T>(op));
+    run(neutral_of<T>(op));
   else
     run(init);
   ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess) << what;
@@ -117,7 +117,7 @@ void check_sizes(Op op, const T& init, run_options o, const std::string& label) 
     for (const bool inclusive : {false, true}) {
       auto rng = make_rng(static_cast<std::uint64_t>(n) * 7 + inclusive + sizeof(T) * 1000);
       o.inclusive = inclusive;
-      const T start = o.inclusive && !o.carried ? identity_of<T>(op) : init;
+      const T start = o.inclusive && !o.carried ? neutral_of<T>(op) : init;
       check<Policy>(random_values<T>(n, rng), op, start, o,
                     label + (inclusive ? " inclusive" : " exclusive") + " n=" + std::to_string(n));
       if (::testing::Test::HasFatalFailure()) return;

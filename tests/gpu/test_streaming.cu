@@ -75,6 +75,32 @@ std::string where(const std::string& what, io::dtype type, std::int64_t n, std::
 const io::dtype numeric_types[] = {io::dtype::int32, io::dtype::uint32, io::dtype::int64,
                                    io::dtype::uint64, io::dtype::float32, io::dtype::float64};
 
+// A streamed float sum carries -0.0 into its first chunk, not +0.0, so a leading -0.0 keeps its sign:
+// bit for bit with the CPU backend at every chunk size.
+TEST_F(streaming, FloatSumsKeepTheSignsOfZeroAcrossChunks) {
+  std::mt19937_64 rng = make_rng(1409);
+  for (io::dtype type : {io::dtype::float32, io::dtype::float64})
+    for (bool inclusive : {false, true})
+      for (std::int64_t n : stream_test_sizes()) {
+        if (n == 0) continue;
+        const io::host_array input = random_array(type, n, distribution::negative_zeros, rng);
+        const typed::scan_spec spec{type, op_kind::sum, inclusive, *typed::parse_scalar(type, "-0.0")};
+        const std::size_t width = io::dtype_size(type);
+        std::vector<std::byte> cpu(input.bytes.size());
+        typed::scan_cpu(spec, input.bytes.data(), cpu.data(), n);
+        for (std::int64_t chunk : {std::int64_t{1}, scan_tile + 1, n}) {
+          if (chunk > n || (n > 20000 && chunk == 1)) continue;
+          pipelines::host_source in(input.bytes.data(), n, width);
+          std::vector<std::byte> gpu(input.bytes.size(), std::byte{poison_byte});
+          pipelines::host_sink out(gpu.data(), width);
+          typed::stream_request r;
+          r.options = chunks_of(chunk);
+          typed::scan_stream(spec, in, out, r);
+          EXPECT_TRUE(gpu == cpu) << where(inclusive ? "inclusive" : "exclusive from -0.0", type, n, chunk);
+        }
+      }
+}
+
 TEST_F(streaming, ScanEveryDtypeOperatorAndModeInChunksMatchesTheReference) {
   std::mt19937_64 rng = make_rng(1401);
   for (io::dtype type : numeric_types)

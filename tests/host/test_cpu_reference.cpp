@@ -18,6 +18,8 @@
 #include "typed/select_predicate.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <lookback/primitives/operators.cuh>
+
 namespace {
 
 using lookback::io::dtype;
@@ -167,7 +169,16 @@ TYPED_TEST(CpuReferenceEveryDtype, Identities) {
     EXPECT_TRUE(std::isinf(value_of<T>(lookback::typed::identity(type, op_kind::min))));
     EXPECT_EQ(reduce(op_kind::min, std::vector<T>{std::numeric_limits<T>::infinity()}),
               std::numeric_limits<T>::infinity());
+    // The kernels start a sum from -0.0, which leaves every value as it is, -0.0 too; the identity a
+    // user sees (an empty sum, a default initial value) stays +0.0.
+    EXPECT_TRUE(std::signbit(lookback::neutral_of<T>(lookback::sum{})));
+    EXPECT_FALSE(std::signbit(lookback::identity_of<T>(lookback::sum{})));
+    EXPECT_TRUE(std::signbit(lookback::neutral_of<T>(lookback::sum{}) + -T(0)));
+    EXPECT_FALSE(std::signbit(lookback::identity_of<T>(lookback::sum{}) + -T(0)));
   }
+  EXPECT_EQ(lookback::neutral_of<T>(lookback::minimum{}), max_or_inf<T>());
+  EXPECT_EQ(lookback::neutral_of<T>(lookback::maximum{}), lowest_or_minus_inf<T>());
+  EXPECT_EQ(lookback::neutral_of<T>(lookback::sum{}), T(0));
 }
 
 TYPED_TEST(CpuReferenceEveryDtype, ParseAndFormatScalar) {
@@ -331,7 +342,7 @@ TEST(CompareTolerance, WholeNumbersSumExactly) {
   whole.add(0.5);  // one fraction, and rounding may differ between orders again
   EXPECT_EQ(whole.tolerance(6), sum_tolerance<float>(89.5, 6));
 
-  // Runs of consecutive terms bound the partial sums an association forms: 2^24 + 1 is no float.
+  // The positive terms together bound every partial sum any grouping forms: 2^24 + 1 is no float.
   sum_allowance<float> wide_f;
   sum_allowance<double> wide_d;
   for (const double t : {16777216.0, 1.0}) {
@@ -340,10 +351,17 @@ TEST(CompareTolerance, WholeNumbersSumExactly) {
   }
   EXPECT_GT(wide_f.tolerance(2), 0.0);
   EXPECT_EQ(wide_d.tolerance(2), 0.0);
-  // A run, not the total: the total 1 is small, but 2^24 + 1 is a partial sum an order may form.
+  // Not the total, nor any run of neighbours: here each run stays within 2^23 + 3, but a reduction's
+  // thread may add the three 2^23 + 1 together, which rounds.
+  sum_allowance<float> scattered;
+  for (const double t : {8388609.0, -8388608.0, 8388609.0, -8388608.0, 8388609.0}) scattered.add(t);
+  EXPECT_GT(scattered.tolerance(5), 0.0);
   sum_allowance<float> cancelling;
   for (const double t : {1.0, 16777216.0, -16777216.0}) cancelling.add(t);
   EXPECT_GT(cancelling.tolerance(3), 0.0);
+  sum_allowance<float> at_the_bound;
+  for (const double t : {16777216.0, -16777216.0}) at_the_bound.add(t);
+  EXPECT_EQ(at_the_bound.tolerance(2), 0.0);
   sum_allowance<float> infinite;
   infinite.add(std::numeric_limits<double>::infinity());
   EXPECT_GT(infinite.tolerance(1), 0.0);

@@ -311,6 +311,9 @@ inline pid_t start_interruptible(const std::vector<std::string>& args, const std
     const int null_fd = ::open("/dev/null", O_RDWR);
     if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(null_fd, 1) < 0 || ::dup2(null_fd, 2) < 0) ::_exit(127);
     ::signal(SIGINT, SIG_DFL);
+    sigset_t none;  // nor blocked, should the test runner block it
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(lookback_binary, argv.data(), envp.data());
     ::_exit(127);
   }

@@ -12,9 +12,13 @@ io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std:
   typed::visit_numeric(type, [&](auto zero) {
     using T = decltype(zero);
     T* out = a.as<T>();
-    if (d == distribution::whole) {
-      std::uniform_int_distribution<int> dist(std::is_signed_v<T> ? -64 : 0, 64);
+    if (d == distribution::whole || d == distribution::negative_zeros) {
+      std::uniform_int_distribution<int> dist(std::is_signed_v<T> ? -8 : 0, 8);
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(dist(rng));
+      if constexpr (std::is_floating_point_v<T>)
+        if (d == distribution::negative_zeros)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (i < 40 || i % 7 == 0) out[i] = -T(0);
     } else if constexpr (std::is_floating_point_v<T>) {
       std::uniform_real_distribution<T> dist(d == distribution::signed_ ? T(-1) : T(0), T(1));
       const T c = dist(rng);

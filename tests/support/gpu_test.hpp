@@ -42,7 +42,10 @@ enum class distribution {
   small,     // integers in [-1000, 1000] ([0, 1000] unsigned), floats in [0, 1)
   signed_,   // floats in [-1, 1), integers over their whole range
   constant,  // every element the same
-  whole,     // whole numbers in [-64, 64] ([0, 64] unsigned), so that float sums are exact in any order
+  whole,     // whole numbers in [-8, 8] ([0, 8] unsigned), so that float sums of up to millions are exact in any order
+  // whole, with floats -0.0 in the first 40 items and every seventh: a float sum is -0.0 only where every
+  // term is, in any association, so correct sums agree bit for bit, signs of zero included
+  negative_zeros,
 };
 
 io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std::mt19937_64& rng);

@@ -67,7 +67,7 @@ class device_backend {
 
   template <class T, class Op>
   void reduce(const T* in, std::int64_t n, T* out, Op op) const {
-    lookback::reduce(in, out, n, op, identity_of<T>(op), stream_);
+    lookback::reduce(in, out, n, op, neutral_of<T>(op), stream_);
   }
 
   template <class T, class Op>

@@ -43,7 +43,7 @@ class host_backend {
 
   template <class T, class Op>
   void reduce(const T* in, std::int64_t n, T* out, Op op) const {
-    *out = cpu::reduce<T>(in, n, op, identity_of<T>(op));
+    *out = cpu::reduce<T>(in, n, op, neutral_of<T>(op));
   }
 
   /// *out = init op totals[0] op ... op totals[count - 1], or without init from totals[0] (count > 0).

@@ -44,7 +44,7 @@ void exclusive_scan(Backend& backend, communicator& comm, const T* d_in, T* d_ou
 /// d_out[i] = every item up to this rank's i-th, over all ranks in rank order.
 template <class Backend, class T, class Op>
 void inclusive_scan(Backend& backend, communicator& comm, const T* d_in, T* d_out, std::int64_t num_items, Op op) {
-  detail::scan<false>(backend, comm, d_in, d_out, num_items, identity_of<T>(op), op);
+  detail::scan<false>(backend, comm, d_in, d_out, num_items, neutral_of<T>(op), op);
 }
 
 }  // namespace lookback::dist

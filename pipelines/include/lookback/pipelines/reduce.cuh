@@ -23,7 +23,7 @@ struct lookback_reduce_chunk {
   template <class T>
   void operator()(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_partial, std::int64_t n,
                   cudaStream_t stream) const {
-    lookback::reduce(d_temp, temp_bytes, d_in, d_partial, n, op, identity_of<T>(op), stream);
+    lookback::reduce(d_temp, temp_bytes, d_in, d_partial, n, op, neutral_of<T>(op), stream);
   }
 };
 

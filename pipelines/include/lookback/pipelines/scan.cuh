@@ -83,7 +83,7 @@ chunk_plan exclusive_scan(source& in, sink& out, T init, Op op, const stream_opt
 /// out[i] = in[0] op ... op in[i].
 template <class T, class Op>
 chunk_plan inclusive_scan(source& in, sink& out, Op op, const stream_options& options = {}) {
-  return scan_with<false>(in, out, identity_of<T>(op), op, options, lookback_scan_chunk<false, Op>{op});
+  return scan_with<false>(in, out, neutral_of<T>(op), op, options, lookback_scan_chunk<false, Op>{op});
 }
 
 /// The deterministic scans (primitives/deterministic_scan.cuh) of a source of any size: the bits of
@@ -96,7 +96,7 @@ chunk_plan exclusive_scan(deterministic_t, source& in, sink& out, T init, Op op,
 template <class T, class Op>
 chunk_plan inclusive_scan(deterministic_t, source& in, sink& out, Op op, stream_options options = {}) {
   options.plan.chunk_multiple = std::max(options.plan.chunk_multiple, policy::deterministic_granule::window_items);
-  return scan_with<false>(in, out, identity_of<T>(op), op, options, deterministic_scan_chunk<false, Op>{op}, true);
+  return scan_with<false>(in, out, neutral_of<T>(op), op, options, deterministic_scan_chunk<false, Op>{op}, true);
 }
 
 }  // namespace lookback::pipelines

@@ -155,7 +155,7 @@ template <class InputIt, class OutputIt, class Op>
 void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
   using T = typename std::iterator_traits<InputIt>::value_type;
-  detail::deterministic_scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, identity_of<T>(op), false, op,
+  detail::deterministic_scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, neutral_of<T>(op), false, op,
                                     num_items, static_cast<T*>(nullptr), true, stream);
 }
 

@@ -135,7 +135,7 @@ template <class InputIt, class OutputIt, class Op>
 void inclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Op op,
                     std::int64_t num_items, cudaStream_t stream = nullptr) {
   using T = detail::input_value_t<InputIt>;
-  detail::scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, identity_of<T>(op), op, num_items, stream);
+  detail::scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, neutral_of<T>(op), op, num_items, stream);
 }
 
 /// One chunk of a longer sequence: out[i] = *carry.d_prefix op in[0] op ... op in[i-1], and

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
   T items[items_per_thread];
   const bool vectors = Policy::vector_access && aligned;
-  io::load(d_in + tile * Policy::tile_items, valid, items, identity_of<T>(op), s.io, vectors);
+  io::load(d_in + tile * Policy::tile_items, valid, items, neutral_of<T>(op), s.io, vectors);
 
   const int lane = warp::lane_id();
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;

@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(Policy::threads)
   using block_reduce = block::reduce<T, Policy::threads>;
   __shared__ typename block_reduce::storage storage;
   constexpr int unroll = Policy::vectors_in_flight;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Policy::threads;
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * Policy::threads + threadIdx.x;
 
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(Policy::final_threads)
     reduce_final_kernel(const T* d_partials, int count, OutputIt d_out, Op op, T init) {
   using block_reduce = block::reduce<T, Policy::final_threads>;
   __shared__ typename block_reduce::storage storage;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
   T acc = identity;
   for (int i = static_cast<int>(threadIdx.x); i < count; i += Policy::final_threads) acc = op(acc, d_partials[i]);
   const T total = block_reduce::run(acc, op, identity, storage);

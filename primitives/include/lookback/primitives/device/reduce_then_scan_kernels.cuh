@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   __shared__ typename io::storage s_io;
   __shared__ typename block_reduce::storage s_reduce;
   const std::int64_t tile = blockIdx.x;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
   T items[Policy::items_per_thread];
   io::load(d_in + tile * Policy::tile_items, tile::items_in_tile(tile, Policy::tile_items, n), items, identity, s_io,
            vectors);
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   __shared__ typename block::reduce<T, Policy::threads>::storage s_reduce;
   __shared__ T s_tile_prefix;
   const std::int64_t tile = blockIdx.x;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
   const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
   // The input is not the aggregates kernel's output: it may be read before that kernel ends.
   T items[Policy::items_per_thread];

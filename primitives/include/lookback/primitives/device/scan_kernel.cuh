@@ -25,7 +25,7 @@ __device__ __forceinline__ void scan_tile(std::int64_t tile, int valid, T (&item
   using io = block::warp_transpose_io<T, Policy::threads, items_per_thread>;
   using block_scan = block::scan<T, Policy::threads>;
   const std::int64_t base = tile * Policy::tile_items;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
 
   T thread_total = items[0];
 #pragma unroll
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // 16-byte vector accesses when the arrays are aligned and the policy asks for them.
   const bool vectors = Policy::vector_access && aligned;
   const int valid = tile::items_in_tile(tile, Policy::tile_items, n);
-  io::load(d_in + tile * Policy::tile_items, valid, items, identity_of<T>(op), s.io, vectors);
+  io::load(d_in + tile * Policy::tile_items, valid, items, neutral_of<T>(op), s.io, vectors);
   scan_tile<Policy, Exclusive>(tile, valid, items, d_out, op, init, lookback::detail::total_slot(init),
                                tile == static_cast<std::int64_t>(gridDim.x) - 1, tiles, s, vectors);
 }

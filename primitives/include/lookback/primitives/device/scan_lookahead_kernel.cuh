@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   T* const stage_items = reinterpret_cast<T*>(lookahead_stage_bytes);
 
   const std::int64_t num_tiles = (n + tile_items - 1) / tile_items;
-  const T identity = identity_of<T>(op);
+  const T identity = neutral_of<T>(op);
   const int warp_index = static_cast<int>(threadIdx.x) / warp::warp_size;
   const int lane = warp::lane_id();
   lookahead::start_after_clearing(ctl, role_threads);

@@ -6,6 +6,9 @@
 
 #include <lookback/distributed/device_backend.cuh>
 
+#include <cstring>
+#include <stdexcept>
+
 namespace lookback::typed::detail {
 namespace {
 
@@ -21,10 +24,18 @@ class typed_device_backend : public dist::device_backend {
  public:
   using device_backend::device_backend;
 
+  /// From the identity (the distributed reduce) or from neutral_of (a scan's rank totals), the two
+  /// starts device_backend's callers ask for.
   template <class T, class Op>
-  void reduce(const T* in, std::int64_t n, T* out, Op) const {
+  void reduce(const T* in, std::int64_t n, T* out, Op op, T init) const {
+    const T neutral = neutral_of<T>(op);
+    const T identity = identity_of<T>(op);
+    const bool from_neutral = std::memcmp(&init, &neutral, sizeof(T)) == 0;
+    if (!from_neutral && std::memcmp(&init, &identity, sizeof(T)) != 0)
+      throw std::logic_error("typed_device_backend::reduce starts from the identity or neutral_of only");
     with_temp([&](void* d_temp, std::size_t& bytes) {
-      typed::reduce(implementation::lookback, io::dtype_of<T>(), op_kind_of<Op>(), d_temp, bytes, in, out, n, stream());
+      if (from_neutral) typed::reduce_slice(io::dtype_of<T>(), op_kind_of<Op>(), d_temp, bytes, in, out, n, stream());
+      else typed::reduce(implementation::lookback, io::dtype_of<T>(), op_kind_of<Op>(), d_temp, bytes, in, out, n, stream());
     });
   }
 

@@ -50,6 +50,10 @@ struct scan_spec {
 
 void reduce(implementation impl, io::dtype type, op_kind op, void* d_temp, std::size_t& temp_bytes, const void* d_in,
             void* d_out, std::int64_t n, cudaStream_t stream);
+/// lookback's reduction of a slice whose total is combined with others' (a rank's share of a scan):
+/// from neutral_of, so a float slice of -0.0s totals -0.0 where reduce gives +0.0.
+void reduce_slice(io::dtype type, op_kind op, void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                  std::int64_t n, cudaStream_t stream);
 void scan(implementation impl, const scan_spec& spec, void* d_temp, std::size_t& temp_bytes, const void* d_in,
           void* d_out, std::int64_t n, cudaStream_t stream);
 

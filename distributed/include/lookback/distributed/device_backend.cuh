@@ -65,9 +65,10 @@ class device_backend {
     lookback::copy_to_device(dst, src, static_cast<std::size_t>(n), stream_);
   }
 
+  /// *out = init op in[0] op ... op in[n - 1].
   template <class T, class Op>
-  void reduce(const T* in, std::int64_t n, T* out, Op op) const {
-    lookback::reduce(in, out, n, op, neutral_of<T>(op), stream_);
+  void reduce(const T* in, std::int64_t n, T* out, Op op, T init) const {
+    lookback::reduce(in, out, n, op, init, stream_);
   }
 
   template <class T, class Op>

@@ -41,9 +41,10 @@ class host_backend {
     std::copy_n(src, n, dst);
   }
 
+  /// *out = init op in[0] op ... op in[n - 1].
   template <class T, class Op>
-  void reduce(const T* in, std::int64_t n, T* out, Op op) const {
-    *out = cpu::reduce<T>(in, n, op, neutral_of<T>(op));
+  void reduce(const T* in, std::int64_t n, T* out, Op op, T init) const {
+    *out = cpu::reduce<T>(in, n, op, init);
   }
 
   /// *out = init op totals[0] op ... op totals[count - 1], or without init from totals[0] (count > 0).

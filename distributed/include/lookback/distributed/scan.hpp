@@ -20,7 +20,9 @@ void scan(Backend& backend, communicator& comm, const T* d_in, T* d_out, std::in
   T* d_mine = d_totals + comm.size();
   T* d_offset = d_mine + 1;
   T* d_end = d_offset + 1;
-  guarded(comm, [&] { backend.reduce(d_in, num_items, d_mine, op); });
+  // The totals start from -0.0 for a float sum (neutral_of): a slice of -0.0s totals -0.0, so the
+  // ranks after it keep the sign a single scan would.
+  guarded(comm, [&] { backend.reduce(d_in, num_items, d_mine, op, neutral_of<T>(op)); });
   comm.allgather(d_mine, d_totals, sizeof(T), backend.stream());
   guarded(comm, [&] {
     if constexpr (Exclusive) {

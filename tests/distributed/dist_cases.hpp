@@ -59,13 +59,16 @@ inline bool size_runs(std::int64_t n) {
   return cap == nullptr || *cap == '\0' || n <= std::strtoll(cap, nullptr, 10);
 }
 
-enum class spread { uniform, skewed, all_equal };
+enum class spread { uniform, skewed, all_equal, negative_zeros };
 inline const char* spread_name(spread s) {
-  return s == spread::uniform ? "uniform" : s == spread::skewed ? "skewed" : "all_equal";
+  return s == spread::uniform ? "uniform" : s == spread::skewed ? "skewed" : s == spread::all_equal ? "all_equal"
+                                                                                                   : "negative_zeros";
 }
 
 /// Integers, or integer-valued floats (sums stay exact, so results compare bit for bit); skewed: 90%
-/// one value; all_equal: one value (both zeros for floats, which sort as equal keys).
+/// one value; all_equal: one value (both zeros for floats, which sort as equal keys); negative_zeros:
+/// uniform with floats -0.0 in the first half and every seventh item (a float sum is -0.0 only where
+/// every term is, so whole ranks total -0.0 and the signs show).
 template <class T>
 std::vector<T> make_values(std::int64_t n, std::uint64_t seed, spread s = spread::uniform) {
   std::mt19937_64 rng(seed);
@@ -74,6 +77,9 @@ std::vector<T> make_values(std::int64_t n, std::uint64_t seed, spread s = spread
     const std::uint64_t bits = rng();
     if (s == spread::all_equal) {
       out[i] = std::is_floating_point_v<T> && (bits & 1) ? T(-0.0) : T(0);
+    } else if (s == spread::negative_zeros && std::is_floating_point_v<T> &&
+               (static_cast<std::int64_t>(i) < n / 2 || i % 7 == 0)) {
+      out[i] = T(-0.0);
     } else if (s == spread::skewed && bits % 10 != 0) {
       out[i] = T(7);
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -125,9 +131,10 @@ void expect_same_bits(const std::vector<T>& got, const T* want, std::int64_t n, 
 }
 
 template <class Env, class T, class Op>
-void check_reduce_and_scans(Env& env, Op op, std::int64_t n, layout l, std::uint64_t seed) {
+void check_reduce_and_scans(Env& env, Op op, std::int64_t n, layout l, std::uint64_t seed, spread s = spread::uniform,
+                            T init = T(3)) {
   const int p = env.comm.size(), r = env.comm.rank();
-  const std::vector<T> all = make_values<T>(n, seed);
+  const std::vector<T> all = make_values<T>(n, seed, s);
   const auto [first, last] = slice_of(n, p, r, l);
   auto in = env.upload(all.data() + first, last - first);
   std::vector<T> poison(static_cast<std::size_t>(std::max<std::int64_t>(last - first, 1)));
@@ -135,7 +142,6 @@ void check_reduce_and_scans(Env& env, Op op, std::int64_t n, layout l, std::uint
   auto result = env.upload(poison.data(), 1);
   auto out = env.upload(poison.data(), last - first);
   auto out_inclusive = env.upload(poison.data(), last - first);
-  const T init = T(3);
   reduce(env.backend, env.comm, in.data(), last - first, result.data(), op);
   const std::vector<T> got_reduce = env.download(result.data(), 1);
   exclusive_scan(env.backend, env.comm, in.data(), out.data(), last - first, init, op);
@@ -143,7 +149,8 @@ void check_reduce_and_scans(Env& env, Op op, std::int64_t n, layout l, std::uint
   inclusive_scan(env.backend, env.comm, in.data(), out_inclusive.data(), last - first, op);
   const std::vector<T> got_inclusive = env.download(out_inclusive.data(), last - first);
 
-  const std::string what = std::string(layout_name(l)) + " n=" + std::to_string(n) + " rank " + std::to_string(r);
+  const std::string what = std::string(layout_name(l)) + " " + spread_name(s) + " n=" + std::to_string(n) + " rank " +
+                           std::to_string(r);
   const T want_reduce = cpu::reduce<T>(all.data(), n, op, identity_of<T>(op));
   expect_same_bits(got_reduce, &want_reduce, 1, "reduce " + what);
   std::vector<T> want(all.size());
@@ -288,6 +295,10 @@ void run_reduce_and_scan_cases(Env& env) {
       check_reduce_and_scans<Env, std::uint64_t>(env, sum{}, n, l, seed + 3);
       check_reduce_and_scans<Env, float>(env, sum{}, n, l, seed + 4);
       check_reduce_and_scans<Env, double>(env, maximum{}, n, l, seed + 5);
+      // Ranks whose items are all -0.0 total -0.0, and the ranks after them keep the sign a single
+      // scan would; the reduce stays +0.0 (from the identity), as lookback::reduce and CUB's.
+      check_reduce_and_scans<Env, float>(env, sum{}, n, l, seed + 6, spread::negative_zeros, -0.0f);
+      check_reduce_and_scans<Env, double>(env, sum{}, n, l, seed + 7, spread::negative_zeros, 0.0);
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include "typed/visit.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -18,7 +20,7 @@ io::host_array random_array(io::dtype type, std::int64_t n, distribution d, std:
       if constexpr (std::is_floating_point_v<T>)
         if (d == distribution::negative_zeros)
           for (std::int64_t i = 0; i < n; ++i)
-            if (i < 40 || i % 7 == 0) out[i] = -T(0);
+            if (i < std::max<std::int64_t>(40, n / 2) || i % 7 == 0) out[i] = -T(0);
     } else if constexpr (std::is_floating_point_v<T>) {
       std::uniform_real_distribution<T> dist(d == distribution::signed_ ? T(-1) : T(0), T(1));
       const T c = dist(rng);

@@ -43,8 +43,9 @@ enum class distribution {
   signed_,   // floats in [-1, 1), integers over their whole range
   constant,  // every element the same
   whole,     // whole numbers in [-8, 8] ([0, 8] unsigned), so that float sums of up to millions are exact in any order
-  // whole, with floats -0.0 in the first 40 items and every seventh: a float sum is -0.0 only where every
-  // term is, in any association, so correct sums agree bit for bit, signs of zero included
+  // whole, with floats -0.0 in the first half (at least 40 items: runs over many tiles and chunks) and
+  // every seventh: a float sum is -0.0 only where every term is, in any association, so correct sums
+  // agree bit for bit, signs of zero included
   negative_zeros,
 };
 

@@ -173,7 +173,7 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
     created_errno = errno;
     if (fd_ >= 0) {
       temp_ = pattern;
-      signal_slot_ = remember_temporary(pattern);
+      on_signal_.emplace(temp_);
     }
   }
   if (fd_ < 0) {
@@ -194,7 +194,6 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
 atomic_output_file::~atomic_output_file() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_.empty() && !direct()) ::unlink(temp_.c_str());
-  forget_temporary(signal_slot_);
 }
 
 void atomic_output_file::write(const void* data, std::size_t n) {
@@ -235,7 +234,7 @@ void atomic_output_file::commit() {
   if (::rename(temp_.c_str(), target_.c_str()) != 0)
     throw_errno(error_kind::cant_create, final_, "cannot replace", errno);
   committed_ = true;
-  forget_temporary(std::exchange(signal_slot_, -1));
+  on_signal_.reset();
   sync_directory(directory_of(target_));
 }
 

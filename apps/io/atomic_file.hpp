@@ -13,49 +13,6 @@
 
 namespace lookback::io {
 
-// Writes a file so that readers only ever see the old contents or the complete
-// new ones: data goes to a hidden temporary in the destination's directory (so
-// the final rename stays within one filesystem and is atomic) and is renamed
-// over the destination by commit().  Destroying the object without commit()
-// deletes the temporary, so a failed run leaves no partial output behind; so does
-// Ctrl-C (SIGINT, SIGTERM, SIGHUP unlink the temporaries still open, then end the
-// process as they would have). A destination that is a symlink is written through:
-// the temporary goes beside the file it names, which the rename replaces. One that
-// exists and is not a regular file (/dev/null, a FIFO) is written directly, since a
-// rename would replace the device or pipe itself; there temp_path() is that path.
-// Errors throw io_error naming the destination path.
-class atomic_output_file {
- public:
-  explicit atomic_output_file(std::filesystem::path final_path);
-  ~atomic_output_file();
-
-  atomic_output_file(const atomic_output_file&) = delete;
-  atomic_output_file& operator=(const atomic_output_file&) = delete;
-
-  void write(const void* data, std::size_t n);
-  void write(std::string_view s) { write(s.data(), s.size()); }
-
-  // Flushes to stable storage and renames into place; call once, after the last write.
-  void commit();
-
-  const std::filesystem::path& path() const noexcept { return final_; }
-  const std::filesystem::path& temp_path() const noexcept { return temp_; }
-  // The temporary's descriptor, for writers that place data at offsets (pwrite) before commit().
-  int descriptor() const noexcept { return fd_; }
-  // Whether the output is a device or FIFO, written in place rather than through a temporary.
-  [[nodiscard]] bool direct() const { return temp_ == target_; }
-
- private:
-
-  std::filesystem::path final_;
-  std::filesystem::path target_;  // final_, or the file it links to
-  std::filesystem::path temp_;  // target_ itself for a device or FIFO, written directly
-  int fd_ = -1;
-  bool committed_ = false;
-  int signal_slot_ = -1;  // where the Ctrl-C handler finds the temporary's name
-  std::optional<struct stat> replaced_;  // the file the output replaces, whose mode and owner it keeps
-};
-
 // Holds off, while it lives, the signals on which registered temporaries are removed (Ctrl-C, a kill,
 // a closed terminal, Ctrl-\, a write past the file-size limit): create a temporary and register it
 // under one, so that no signal falls between.
@@ -82,6 +39,48 @@ class removed_on_signal {
 
  private:
   int slot_;
+};
+
+// Writes a file so that readers only ever see the old contents or the complete
+// new ones: data goes to a hidden temporary in the destination's directory (so
+// the final rename stays within one filesystem and is atomic) and is renamed
+// over the destination by commit().  Destroying the object without commit()
+// deletes the temporary, so a failed run leaves no partial output behind; so does
+// Ctrl-C (the signals cleanup_signals_held names unlink the temporaries still open,
+// then end the process as they would have). A destination that is a symlink is written through:
+// the temporary goes beside the file it names, which the rename replaces. One that
+// exists and is not a regular file (/dev/null, a FIFO) is written directly, since a
+// rename would replace the device or pipe itself; there temp_path() is that path.
+// Errors throw io_error naming the destination path.
+class atomic_output_file {
+ public:
+  explicit atomic_output_file(std::filesystem::path final_path);
+  ~atomic_output_file();
+
+  atomic_output_file(const atomic_output_file&) = delete;
+  atomic_output_file& operator=(const atomic_output_file&) = delete;
+
+  void write(const void* data, std::size_t n);
+  void write(std::string_view s) { write(s.data(), s.size()); }
+
+  // Flushes to stable storage and renames into place; call once, after the last write.
+  void commit();
+
+  const std::filesystem::path& path() const noexcept { return final_; }
+  const std::filesystem::path& temp_path() const noexcept { return temp_; }
+  // The temporary's descriptor, for writers that place data at offsets (pwrite) before commit().
+  int descriptor() const noexcept { return fd_; }
+  // Whether the output is a device or FIFO, written in place rather than through a temporary.
+  [[nodiscard]] bool direct() const { return temp_ == target_; }
+
+ private:
+  std::filesystem::path final_;
+  std::filesystem::path target_;  // final_, or the file it links to
+  std::filesystem::path temp_;  // target_ itself for a device or FIFO, written directly
+  int fd_ = -1;
+  bool committed_ = false;
+  std::optional<removed_on_signal> on_signal_;  // the temporary, till it is renamed into place
+  std::optional<struct stat> replaced_;  // the file the output replaces, whose mode and owner it keeps
 };
 
 // fsync(fd), where a device or pipe, which may not sync at all (EINVAL, EROFS), counts as flushed when

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <regex>
 #include <set>
-#include <thread>
 
 namespace {
 
@@ -1515,10 +1514,7 @@ TEST_F(CliTest, LadderCtrlCRemovesThePlotsScratchFolder) {
       if (fs::exists(e.path() / "stderr")) return true;
     return false;
   };
-  const auto started = std::chrono::steady_clock::now();
-  while (!running() && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  if (!running()) {
+  if (!wait_until(running, std::chrono::seconds(30))) {
     ::kill(-pid, SIGKILL);  // no stray command or "python" left behind
     wait_status(pid);
     FAIL() << "no scratch folder with the probe's stderr appeared in 30 s";

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstring>
 #include <random>
-#include <thread>
 #include <type_traits>
 
 namespace {
@@ -180,10 +179,8 @@ TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
   const pid_t pid = start_interruptible(
       {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1MiB"});
   // Once the temporary output exists, the sort is under way: Ctrl-C then.
-  const auto started = std::chrono::steady_clock::now();
   const auto entries = [&] { return std::distance(fs::directory_iterator(dir_), fs::directory_iterator()); };
-  while (entries() < 3 && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_until([&] { return entries() >= 3; }, std::chrono::seconds(30));
   ::kill(pid, SIGINT);
   const int status = wait_status(pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sort ended before Ctrl-C (status " << status << ")";

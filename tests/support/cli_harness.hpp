@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -319,6 +321,17 @@ inline pid_t start_interruptible(const std::vector<std::string>& args, const std
   }
   ::setpgid(pid, pid);  // also here, so that the group exists whichever process runs first
   return pid;
+}
+
+// Polls `ready` every millisecond until it holds or `limit` passes; whether it held.
+template <class Ready>
+bool wait_until(Ready&& ready, std::chrono::seconds limit) {
+  const auto started = std::chrono::steady_clock::now();
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() - started >= limit) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 // Waits for `pid` to end; its wait status.

@@ -19,13 +19,11 @@ std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* i
     const auto* in = static_cast<const T*>(input);
     const auto* want = static_cast<const T*>(expected);
     const auto* got = static_cast<const T*>(actual);
-    const bool summing = spec.op == op_kind::sum;
     sum_allowance<T> allowance;
     allowance.add(static_cast<double>(init_of<T>(spec)));
     for (std::int64_t i = 0; i < n; ++i) {
       if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
-      const double tol = summing ? allowance.tolerance(i + 1) : 0.0;
-      if (!values_match(want[i], got[i], tol))
+      if (!results_match(spec.op, want[i], got[i], allowance.tolerance(i + 1)))
         return mismatch{i, format_value(want[i]), format_value(got[i])};
       if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
     }
@@ -42,8 +40,7 @@ std::optional<mismatch> reduce_mismatch(io::dtype type, op_kind op, const void* 
     for (std::int64_t i = 0; i < n; ++i) allowance.add(static_cast<double>(in[i]));
     const T want = *static_cast<const T*>(expected);
     const T got = *static_cast<const T*>(actual);
-    const double tol = op == op_kind::sum ? allowance.tolerance(n) : 0.0;
-    if (values_match(want, got, tol)) return std::nullopt;
+    if (results_match(op, want, got, allowance.tolerance(n))) return std::nullopt;
     return mismatch{0, format_value(want), format_value(got)};
   });
 }

@@ -70,6 +70,26 @@ bool values_match(Expected expected, T actual, double tolerance) {
   }
 }
 
+/// values_match for sums, which also compares the sign of zero when both are zero. A float sum that
+/// lands on zero is -0.0 exactly when every term is -0.0 (x + -x and -0.0 + +0.0 are +0.0 when rounding
+/// to nearest), whatever order adds the terms, so two correct sums of the same terms agree on it; an
+/// initial value is a term, which makes CUB's ExclusiveSum and Reduce +0.0 on -0.0s.
+template <class T, class Expected>
+bool sums_match(Expected expected, T actual, double tolerance) {
+  if (!values_match(expected, actual, tolerance)) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (expected == 0 && actual == 0) return std::signbit(static_cast<double>(expected)) == std::signbit(actual);
+  }
+  return true;
+}
+
+/// sums_match for op_kind::sum, values_match (exactly) for the others: min and max of -0.0 and +0.0
+/// may keep either, as their order decides.
+template <class T, class Expected>
+bool results_match(op_kind op, Expected expected, T actual, double sum_tolerance) {
+  return op == op_kind::sum ? sums_match(expected, actual, sum_tolerance) : values_match(expected, actual, 0.0);
+}
+
 /// A value in full precision, for mismatch reports.
 template <class T>
 std::string format_value(T value) {

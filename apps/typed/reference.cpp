@@ -17,8 +17,9 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
     const T* got = static_cast<const T*>(actual);
     if constexpr (std::is_floating_point_v<T>) {
       if (spec.op == typed::op_kind::sum) {
-        // long double (64-bit mantissa on x86-64): the reference must be more precise than float64.
-        long double running = spec.inclusive ? 0.0L : static_cast<long double>(typed::scalar_as<T>(spec.init));
+        // long double (64-bit mantissa on x86-64): the reference must be more precise than float64. An
+        // inclusive sum starts from -0.0, which leaves its first item as it is (CUB's begins with the item).
+        long double running = spec.inclusive ? -0.0L : static_cast<long double>(typed::scalar_as<T>(spec.init));
         typed::sum_allowance<T> allowance;
         allowance.add(static_cast<double>(running));
         for (std::int64_t i = 0; i < n; ++i) {
@@ -27,7 +28,7 @@ std::optional<typed::mismatch> scan_error(const typed::scan_spec& spec, const io
           // An exclusive output holds the terms before its own.
           if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
           const double want = static_cast<double>(spec.inclusive ? running : before);
-          if (!typed::values_match(want, got[i], allowance.tolerance(i + 1)))
+          if (!typed::sums_match(want, got[i], allowance.tolerance(i + 1)))
             return typed::mismatch{i, format_value(want), format_value(got[i])};
           if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
         }
@@ -47,14 +48,14 @@ std::optional<typed::mismatch> reduce_error(typed::op_kind op, const io::host_ar
     const T got = *static_cast<const T*>(actual);
     if constexpr (std::is_floating_point_v<T>) {
       if (op == typed::op_kind::sum) {
-        long double sum = 0;
+        long double sum = 0;  // CUB's Reduce adds its initial value, +0.0: -0.0s total +0.0
         typed::sum_allowance<T> allowance;
         for (std::int64_t i = 0; i < n; ++i) {
           sum += static_cast<long double>(input.as<T>()[i]);
           allowance.add(static_cast<double>(input.as<T>()[i]));
         }
         const double want = static_cast<double>(sum);
-        if (typed::values_match(want, got, allowance.tolerance(n))) return std::nullopt;
+        if (typed::sums_match(want, got, allowance.tolerance(n))) return std::nullopt;
         return typed::mismatch{0, format_value(want), format_value(got)};
       }
     }

@@ -31,8 +31,8 @@ std::optional<mismatch> chunk_scan_mismatch(const scan_spec& spec, T carry, cons
   allowance.add(static_cast<double>(carry));
   for (std::int64_t i = 0; i < n; ++i) {
     if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
-    const double tol = spec.op == op_kind::sum ? allowance.tolerance(i + 2) : 0.0;
-    if (!values_match(want[i], got[i], tol)) return mismatch{i, format_value(want[i]), format_value(got[i])};
+    if (!results_match(spec.op, want[i], got[i], allowance.tolerance(i + 2)))
+      return mismatch{i, format_value(want[i]), format_value(got[i])};
     if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
   }
   return std::nullopt;

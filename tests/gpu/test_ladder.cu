@@ -7,6 +7,7 @@
 #include "support/test_sizes.hpp"
 #include "support/typed_gpu.hpp"
 #include "typed/ladder_ops.hpp"
+#include "typed/visit.hpp"
 
 #include <lookback/primitives/ladder/reduce_ladder.cuh>
 #include <lookback/primitives/ladder/scan_ladder.cuh>
@@ -100,6 +101,25 @@ TEST_P(ladder_rung, full_range_and_constant_inputs) {
                         static_cast<std::uint64_t>(type) + 1000 * static_cast<std::uint64_t>(family));
     check_rung(family, variant, random_array(type, n, distribution::signed_, rng));
     check_rung(family, variant, random_array(type, n, distribution::constant, rng));
+  }
+}
+
+// The sign of zero, as CUB keeps it: an inclusive sum whose first items are -0.0 begins with -0.0s, at
+// sizes that fill the ladder's blocks and tiles exactly (no padding joins the sums) and at sizes that
+// do not; a reduction of -0.0s adds CUB's initial value +0.0. The reference compares the sign.
+TEST_P(ladder_rung, keeps_the_sign_of_zero) {
+  const auto [family, variant, type] = GetParam();
+  for (const std::int64_t n : {std::int64_t{256}, std::int64_t{257}, std::int64_t{2048}, std::int64_t{100003}}) {
+    if (n > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) * 17 + static_cast<std::uint64_t>(variant) * 3 +
+                        static_cast<std::uint64_t>(type) + 2000 * static_cast<std::uint64_t>(family));
+    check_rung(family, variant, random_array(type, n, distribution::negative_zeros, rng));
+    io::host_array zeros = random_array(type, n, distribution::negative_zeros, rng);
+    typed::visit_numeric(type, [&](auto zero) {
+      using T = decltype(zero);
+      for (std::int64_t i = 0; i < n; ++i) zeros.as<T>()[i] = -T(0);  // integers: all 0
+    });
+    check_rung(family, variant, zeros);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "io/dtype.hpp"
 #include "support/run_seed.hpp"
 #include "typed/compare.hpp"
+#include "typed/reference.hpp"
 #include "typed/select_predicate.hpp"
 #include "typed/typed_ops.hpp"
 
@@ -508,6 +509,68 @@ TEST(CompareReduce, IntegersExactFloatsWithinTolerance) {
   // An empty input's result is compared too: an unwritten output must not pass.
   EXPECT_TRUE(reduce_mismatch(op_kind::sum, std::vector<double>{}, 0.0, -1.0));
   EXPECT_TRUE(reduce_mismatch<std::int32_t>(op_kind::min, {}, std::numeric_limits<std::int32_t>::max(), 0));
+}
+
+TEST(CompareTolerance, SumsCompareTheSignOfZero) {
+  using lookback::typed::sums_match;
+  EXPECT_TRUE(sums_match(-0.0, -0.0f, 0.0));
+  EXPECT_FALSE(sums_match(-0.0, 0.0f, 0.0));
+  EXPECT_FALSE(sums_match(0.0, -0.0, 1.0));  // both zero: no tolerance lets the sign go
+  EXPECT_TRUE(sums_match(1e-300, -0.0, 1e-299));  // a cancelled sum near zero: the tolerance decides
+  EXPECT_TRUE(sums_match(std::int32_t{0}, std::int32_t{0}, 0.0));
+}
+
+lookback::io::host_array array_of(const std::vector<float>& values) {
+  lookback::io::host_array a{dtype::float32, {static_cast<std::int64_t>(values.size())},
+                             std::vector<std::byte>(values.size() * sizeof(float))};
+  std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  return a;
+}
+
+// An inclusive sum begins with its first item, so -0.0s lead with -0.0; an exclusive sum and a reduction
+// add their initial value +0.0 (CUB's ExclusiveSum and Reduce): the CPU reference, the comparison with
+// CUB and the streamed chunks' comparison all see a sign that went wrong.
+TEST(CompareScan, FloatSumsKeepTheSignOfZero) {
+  const std::vector<float> in{-0.0f, -0.0f, 2.0f, -2.0f};
+  const std::vector<float> inclusive{-0.0f, -0.0f, 2.0f, 0.0f};
+  const std::vector<float> exclusive{0.0f, 0.0f, 0.0f, 2.0f};
+  const auto input = array_of(in);
+  const auto sum_in = spec_for<float>(op_kind::sum, true);
+  const auto sum_ex = spec_for<float>(op_kind::sum, false);
+  EXPECT_FALSE(lookback::typed::scan_error(sum_in, input, inclusive.data()));
+  EXPECT_FALSE(lookback::typed::scan_error(sum_ex, input, exclusive.data()));
+  EXPECT_FALSE(scan_mismatch(sum_in, in, inclusive, inclusive));
+
+  std::vector<float> plus = inclusive;
+  plus[1] = 0.0f;
+  const auto e = lookback::typed::scan_error(sum_in, input, plus.data());
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->index, 1);
+  EXPECT_EQ(e->expected, "-0");
+  const auto m = scan_mismatch(sum_in, in, inclusive, plus);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 1);
+  std::vector<float> minus = exclusive;
+  minus[0] = -0.0f;
+  EXPECT_TRUE(lookback::typed::scan_error(sum_ex, input, minus.data()));
+  std::vector<float> cancelled = inclusive;
+  cancelled[3] = -0.0f;  // 2 + -2 is +0.0
+  EXPECT_TRUE(lookback::typed::scan_error(sum_in, input, cancelled.data()));
+
+  // min and max of -0.0 and +0.0 may keep either.
+  const std::vector<float> mixed{-0.0f, 0.0f};
+  EXPECT_FALSE(scan_mismatch(spec_for<float>(op_kind::min, true), mixed, {-0.0f, -0.0f}, {-0.0f, 0.0f}));
+}
+
+TEST(CompareReduce, FloatSumsKeepTheSignOfZero) {
+  const std::vector<float> zeros{-0.0f, -0.0f, -0.0f};
+  const float plus = 0.0f;
+  const float minus = -0.0f;
+  EXPECT_FALSE(lookback::typed::reduce_error(op_kind::sum, array_of(zeros), &plus));
+  EXPECT_TRUE(lookback::typed::reduce_error(op_kind::sum, array_of(zeros), &minus));
+  EXPECT_FALSE(reduce_mismatch(op_kind::sum, zeros, plus, plus));
+  EXPECT_TRUE(reduce_mismatch(op_kind::sum, zeros, plus, minus));
+  EXPECT_FALSE(reduce_mismatch(op_kind::max, zeros, plus, minus));
 }
 
 TEST(CompareReduce, NanOnlyMatchesNan) {

@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(block_threads) reduce_interleaved_divergent(co
     if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
     __syncthreads();
   }
-  if (tid == 0) out[blockIdx.x] = s[0];
+  if (tid == 0) store_partial(out, s[0]);
 }
 
 // 2. The same tree with the work given to the lowest-numbered threads (index = 2*s*tid): active
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(block_threads) reduce_interleaved_strided(cons
     if (index < block_threads) s[index] += s[index + stride];
     __syncthreads();
   }
-  if (tid == 0) out[blockIdx.x] = s[0];
+  if (tid == 0) store_partial(out, s[0]);
 }
 
 /// The tree folded from the top (partners half a block apart, then a quarter, ...): contiguous
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(block_threads) reduce_sequential_addressing(co
   s[tid] = load_or_zero(in, static_cast<std::int64_t>(blockIdx.x) * block_threads + tid, n);
   __syncthreads();
   sequential_tree(s, tid, 0);
-  if (tid == 0) out[blockIdx.x] = s[0];
+  if (tid == 0) store_partial(out, s[0]);
 }
 
 // --- rungs 4 to 6: two items per thread, less time in the tree -------------------------------------
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(block_threads) reduce_first_add_during_load(co
   s[tid] = first_add<T, block_threads>(in, n);
   __syncthreads();
   sequential_tree(s, tid, 0);
-  if (tid == 0) out[blockIdx.x] = s[0];
+  if (tid == 0) store_partial(out, s[0]);
 }
 
 /// The last six steps, within the first warp, without __syncthreads. Harris relied on a warp running
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(block_threads) reduce_unrolled_last_warp(const
   sequential_tree(s, tid, warp_threads);
   if (tid < warp_threads) {
     const T total = last_warp_shared(s, tid);
-    if (tid == 0) out[blockIdx.x] = total;
+    if (tid == 0) store_partial(out, total);
   }
 }
 
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(BlockSize) reduce_completely_unrolled(const T*
   unrolled_tree<BlockSize>(s, tid);
   if (tid < warp_threads) {
     const T total = last_warp_shared(s, tid);
-    if (tid == 0) out[blockIdx.x] = total;
+    if (tid == 0) store_partial(out, total);
   }
 }
 
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(BlockSize) reduce_completely_unrolled(const T*
 template <class T, int BlockSize>
 __device__ __forceinline__ T grid_stride_sum(const T* in, std::int64_t n) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * (2 * BlockSize);
-  T acc = T(0);
+  T acc = neutral<T>();
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * (2 * BlockSize) + threadIdx.x; i < n; i += step) {
     acc += in[i];
     if (i + BlockSize < n) acc += in[i + BlockSize];
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(BlockSize) reduce_multiple_elements(const T* i
   unrolled_tree<BlockSize>(s, tid);
   if (tid < warp_threads) {
     const T total = last_warp_shared(s, tid);
-    if (tid == 0) out[blockIdx.x] = total;
+    if (tid == 0) store_partial(out, total);
   }
 }
 
@@ -270,8 +270,8 @@ __global__ void __launch_bounds__(BlockSize) reduce_warp_shuffle(const T* in, st
   if (lane == 0) warp_totals[warp] = total;
   __syncthreads();
   if (warp == 0) {
-    const T block_total = warp_sum_shuffle(lane < warps ? warp_totals[lane] : T(0));
-    if (lane == 0) out[blockIdx.x] = block_total;
+    const T block_total = warp_sum_shuffle(lane < warps ? warp_totals[lane] : neutral<T>());
+    if (lane == 0) store_partial(out, block_total);
   }
 }
 
@@ -289,9 +289,9 @@ __global__ void __launch_bounds__(BlockSize) reduce_cooperative_groups(const T* 
   if (tile.thread_rank() == 0) warp_totals[tile.meta_group_rank()] = total;
   block.sync();
   if (tile.meta_group_rank() == 0) {
-    const T block_total = cg::reduce(tile, tile.thread_rank() < warps ? warp_totals[tile.thread_rank()] : T(0),
+    const T block_total = cg::reduce(tile, tile.thread_rank() < warps ? warp_totals[tile.thread_rank()] : neutral<T>(),
                                      cg::plus<T>());
-    if (tile.thread_rank() == 0) out[blockIdx.x] = block_total;
+    if (tile.thread_rank() == 0) store_partial(out, block_total);
   }
 }
 

@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(block_threads) scan_tile_coarsened(const T* in
   __syncthreads();
 
   // Phase 1: the thread's sub-section, sequentially.
-  T running = T(0);
+  T running = neutral<T>();
 #pragma unroll
   for (int k = 0; k < coarsened_items; ++k) {
     running += xy[padded(tid * coarsened_items + k)];
@@ -195,11 +195,11 @@ __global__ void __launch_bounds__(block_threads) scan_tile_coarsened(const T* in
     __syncthreads();
   }
   // Phase 3: the predecessor's inclusive total is this sub-section's offset.
-  const T offset = tid > 0 ? totals[src][tid - 1] : T(0);
+  const T offset = tid > 0 ? totals[src][tid - 1] : neutral<T>();
 #pragma unroll
   for (int k = 0; k < coarsened_items; ++k) xy[padded(tid * coarsened_items + k)] += offset;
   __syncthreads();
-  store_tile(xy, T(0), base, n, out);
+  store_tile(xy, neutral<T>(), base, n, out);
   if (tile_sums != nullptr && tid == block_threads - 1) tile_sums[blockIdx.x] = running;
 }
 
@@ -216,7 +216,7 @@ __device__ __forceinline__ T scan_tile_in_shared(T* xy, typename block::scan<T, 
 #pragma unroll
   for (int k = 1; k < coarsened_items; ++k) items[k] += items[k - 1];
   T tile_total;
-  const T offset = block::scan<T, block_threads>::exclusive(items[coarsened_items - 1], ::lookback::sum{}, T(0),
+  const T offset = block::scan<T, block_threads>::exclusive(items[coarsened_items - 1], ::lookback::sum{}, neutral<T>(),
                                                               tile_total, storage);
   // Each thread rewrites only its own sub-section, which only it read: no barrier needed before this.
 #pragma unroll
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(block_threads)
   load_tile(in, base, n, xy);
   __syncthreads();
   const T tile_total = scan_tile_in_shared(xy, storage);
-  store_tile(xy, T(0), base, n, out);
+  store_tile(xy, neutral<T>(), base, n, out);
   if (tile_sums != nullptr && threadIdx.x == 0) tile_sums[blockIdx.x] = tile_total;
 }
 
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(block_threads)
   const T tile_total = scan_tile_in_shared(xy, storage);
 
   if (threadIdx.x == 0) {
-    T carry_in = T(0);
+    T carry_in = neutral<T>();
     if (tile > 0) {
       // Volatile loads go to L2 every time, so the spin sees the predecessor's flag when it lands.
       while (*static_cast<volatile unsigned*>(&flags[tile - 1]) == 0u) {

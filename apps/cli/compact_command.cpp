@@ -27,13 +27,20 @@ class nonzero_flags final : public pipelines::source {
   std::int64_t size() const override { return file_.size(); }
   std::size_t item_bytes() const override { return 1; }
   void read(std::int64_t first, std::int64_t count, void* dst) override {
-    std::vector<std::byte> raw(static_cast<std::size_t>(count) * width_);
-    file_.read(first, count, raw.data());
+    // In pieces: a whole chunk's raw flags (up to 8 bytes an item) would sit outside the memory limit,
+    // whose plan counts the one byte a flag this source hands over.
+    constexpr std::int64_t piece = std::int64_t{1} << 16;
+    std::vector<std::byte> raw(static_cast<std::size_t>(std::min(count, piece)) * width_);
     auto* out = static_cast<std::uint8_t*>(dst);
-    // An integer is nonzero exactly when one of its bytes is, whatever its width and signedness.
-    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
-      const std::byte* item = raw.data() + i * width_;
-      out[i] = std::any_of(item, item + width_, [](std::byte b) { return b != std::byte{0}; }) ? 1 : 0;
+    for (std::int64_t at = 0; at < count; at += piece) {
+      const std::int64_t n = std::min(piece, count - at);
+      file_.read(first + at, n, raw.data());
+      // An integer is nonzero exactly when one of its bytes is, whatever its width and signedness.
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        const std::byte* item = raw.data() + i * width_;
+        out[static_cast<std::size_t>(at) + i] =
+            std::any_of(item, item + width_, [](std::byte b) { return b != std::byte{0}; }) ? 1 : 0;
+      }
     }
   }
 

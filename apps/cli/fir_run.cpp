@@ -89,10 +89,13 @@ fir_report filter_audio(io::audio_reader& in, const std::filesystem::path& outpu
   io::atomic_output_file out(output);
   io::audio_writer writer(out, format);
   typed::fir_stream stream(channels, static_cast<int>(taps.size()));
-  const auto block_samples = static_cast<std::size_t>(block_frames) * static_cast<std::size_t>(channels);
+  // Blocks no longer than the file: a short file of many channels would otherwise size its buffers by
+  // --block-frames alone (2^20 frames of 1024 channels are 8 GiB a buffer).
+  const std::int64_t frames_per_block = std::min(block_frames, std::max<std::int64_t>(in.frames(), 1));
+  const auto block_samples = static_cast<std::size_t>(frames_per_block) * static_cast<std::size_t>(channels);
   std::vector<double> block(block_samples), filtered(block_samples);
   progress_bar progress("lookback fir", in.frames(), in.frames() > 4 * block_frames);
-  for (std::int64_t n; (n = in.read(block.data(), block_frames)) > 0;) {
+  for (std::int64_t n; (n = in.read(block.data(), frames_per_block)) > 0;) {
     stream.process(block.data(), filtered.data(), n, filter);
     writer.write(filtered.data(), n);
     report.frames += n;

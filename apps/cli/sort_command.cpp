@@ -10,6 +10,8 @@
 #include "io/atomic_file.hpp"
 #include "typed/sort_ops.hpp"
 
+#include <lookback/pipelines/spill_store.hpp>
+
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -19,6 +21,17 @@ namespace lookback::cli {
 namespace {
 
 /// The values must have the keys' shape, as NumPy pairs x[order] with y[order].
+/// A spill file goes beside the output, where the user chose to have room; an output that is a device
+/// or a pipe (-o /dev/null) says nothing of room, and its folder may be small or in memory: the
+/// library's default place then.
+std::filesystem::path spill_directory_for(const std::filesystem::path& output) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(output, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    return pipelines::default_spill_directory();
+  return std::filesystem::absolute(output).parent_path();
+}
+
 void check_values(const array_file& values, const array_file& keys) {
   require_dtype(values.path, values.type, typed::is_sort_value, typed::sort_value_list(), "values ");
   if (values.shape != keys.shape)
@@ -120,8 +133,7 @@ int sort_command(const args& a) {
   }
 
   const std::int64_t n = keys.size();
-  // A spill file goes beside the output, where the user chose to have room.
-  const std::filesystem::path spill_directory = std::filesystem::absolute(output).parent_path();
+  const std::filesystem::path spill_directory = spill_directory_for(output);
   if (l.active()) return sort_across_ranks(l, a, spec, keys, values ? &*values : nullptr, output, values_output,
                                            stream_settings_for(b, common, memory, nullptr), spill_directory);
   array_output keys_out(output, keys.type, {n});

@@ -21,8 +21,11 @@ int sample_bits(sample_format s) {
   switch (s) {
     case sample_format::pcm16: return 16;
     case sample_format::pcm24: return 24;
-    default: return 32;
+    case sample_format::pcm32:
+    case sample_format::float32: return 32;
+    case sample_format::float64: return 64;
   }
+  return 32;
 }
 
 int libsndfile_format(const audio_format& f) {
@@ -69,34 +72,47 @@ std::optional<sample_format> sample_of(int format) {
   }
 }
 
-std::uint32_t le32(const unsigned char* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+/// A chunk size: little-endian in RIFF files, big-endian in RIFX ones.
+std::uint32_t chunk_size(const unsigned char* p, bool big_endian) {
+  const auto b = [&](int i) { return static_cast<std::uint32_t>(p[big_endian ? 3 - i : i]); };
+  return b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+}
+
+std::string partial_frame(std::uint64_t bytes, std::uint64_t frame_bytes) {
+  return "the data chunk's " + std::to_string(bytes) + " bytes end partway through a frame of " +
+         std::to_string(frame_bytes) + " bytes";
 }
 
 // libsndfile reads a WAV whose data chunk runs past the end of the file as a shorter one, and drops a
-// last partial frame, saying so only in its log; so the chunk's declared size is checked here. Writers
-// that stream without knowing the size declare 0 or 0xFFFFFFFF, meaning "to the end of the file", as
-// libsndfile reads them.
-std::optional<std::string> wav_data_problem(const fs::path& p, std::uint64_t frame_bytes) {
+// last partial frame, saying so only in its log; so the chunk's declared size is checked here, in
+// RIFF and RIFX files alike. Writers that stream without knowing the size declare 0 or 0xFFFFFFFF,
+// meaning "to the end of the file": when libsndfile read the file so (its `frames` frames fill the
+// rest of the file but a part of one), the rest is checked instead.
+std::optional<std::string> wav_data_problem(const fs::path& p, std::uint64_t frame_bytes, std::int64_t frames) {
   std::ifstream f(p, std::ios::binary);
   unsigned char header[12];
-  if (!f.read(reinterpret_cast<char*>(header), 12) || std::memcmp(header, "RIFF", 4) != 0) return std::nullopt;
+  if (!f.read(reinterpret_cast<char*>(header), 12)) return std::nullopt;
+  const bool big_endian = std::memcmp(header, "RIFX", 4) == 0;
+  if (!big_endian && std::memcmp(header, "RIFF", 4) != 0) return std::nullopt;
   std::error_code ec;
   const std::uint64_t file_size = fs::file_size(p, ec);
   if (ec) return std::nullopt;
   std::uint64_t offset = 12;
   while (f.seekg(static_cast<std::streamoff>(offset)) && f.read(reinterpret_cast<char*>(header), 8)) {
-    const std::uint32_t size = le32(header + 4);
+    const std::uint32_t size = chunk_size(header + 4, big_endian);
     offset += 8;
     if (std::memcmp(header, "data", 4) == 0) {
-      if (size == 0 || size == 0xFFFFFFFFu) return std::nullopt;
+      if (size == 0 || size == 0xFFFFFFFFu) {
+        const std::uint64_t rest = file_size > offset ? file_size - offset : 0;
+        if (frame_bytes != 0 && rest % frame_bytes != 0 && frames >= 0 &&
+            static_cast<std::uint64_t>(frames) == rest / frame_bytes)
+          return partial_frame(rest, frame_bytes);
+        return std::nullopt;
+      }
       if (offset + size > file_size)
         return "truncated: the data chunk declares " + std::to_string(size) + " bytes, the file holds " +
                std::to_string(file_size - offset);
-      if (frame_bytes != 0 && size % frame_bytes != 0)
-        return "the data chunk's " + std::to_string(size) + " bytes end partway through a frame of " +
-               std::to_string(frame_bytes) + " bytes";
+      if (frame_bytes != 0 && size % frame_bytes != 0) return partial_frame(size, frame_bytes);
       return std::nullopt;
     }
     offset += std::uint64_t{size} + (size & 1u);  // chunks are padded to an even length
@@ -151,7 +167,8 @@ audio_reader::audio_reader(const fs::path& p) : path_(p) {
   else if (info.samplerate < 1)
     problem = "sample rate " + std::to_string(info.samplerate) + " Hz";
   else if (*container != audio_container::flac)
-    problem = wav_data_problem(p, static_cast<std::uint64_t>(info.channels) * (sample_bits(*sample) / 8)).value_or("");
+    problem = wav_data_problem(p, static_cast<std::uint64_t>(info.channels) * (sample_bits(*sample) / 8), info.frames)
+                  .value_or("");
   if (!problem.empty()) {
     sf_close(file_);
     file_ = nullptr;

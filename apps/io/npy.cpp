@@ -1,5 +1,6 @@
 #include "io/npy.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstddef>
@@ -231,12 +232,14 @@ npy_header interpret(const std::map<std::string, py_value>& dict, const fs::path
 
   const py_value& fortran = required(dict, "fortran_order", p);
   if (fortran.k != py_value::kind::boolean) bad_data(p, "header 'fortran_order' is not True or False");
-  if (fortran.flag)
-    bad_data(p, "Fortran-order (column-major) arrays not supported; save a C-contiguous array");
 
   npy_header h;
   h.type = dtype_from_descr(descr.text, p);
   h.shape = shape_from(required(dict, "shape", p), p);
+  // Column-major bytes are row-major ones while at most one extent exceeds 1 (some writers mark every
+  // 1-D array so).
+  if (fortran.flag && std::count_if(h.shape.begin(), h.shape.end(), [](std::int64_t d) { return d > 1; }) > 1)
+    bad_data(p, "Fortran-order (column-major) arrays not supported; save a C-contiguous array");
   return h;
 }
 

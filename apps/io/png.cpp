@@ -7,6 +7,7 @@
 #include <png.h>
 
 #include <csetjmp>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -64,25 +65,34 @@ void flush_nothing(png_structp) {}
 struct header {
   png_uint_32 width = 0, height = 0;
   int color_type = 0;
-  int channels = 0, bit_depth = 0;
+  std::size_t stored_row_bytes = 0;  // a row as the file stores it, before any expansion
+  int channels = 0, bit_depth = 0;   // after the expansions
   std::size_t row_bytes = 0;
 };
 
-/// Reads the chunks before the image data and sets the expansions to 8-bit grey or RGB (16-bit kept).
+/// Reads the chunks before the image data.
 bool decode_header(png_structp png, png_infop info, header* h) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_read_info(png, info);
+  h->width = png_get_image_width(png, info);
+  h->height = png_get_image_height(png, info);
   h->color_type = png_get_color_type(png, info);
-  if ((h->color_type & PNG_COLOR_MASK_ALPHA) != 0) return true;  // refused by the caller
-  if (h->color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  h->stored_row_bytes = png_get_rowbytes(png, info);
+  return true;
+}
+
+/// Sets the expansions to 8-bit grey or RGB (16-bit kept) and sizes the rows they make. A palette
+/// image is read as one index a byte, expanded here (expand_palette): libpng would turn an index past
+/// the palette into black without a word.
+bool decode_expansions(png_structp png, png_infop info, header* h) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  if (h->color_type == PNG_COLOR_TYPE_PALETTE && png_get_bit_depth(png, info) < 8) png_set_packing(png);
   if (h->color_type == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
-  // Palette expansion turns a tRNS chunk into alpha; transparency has no meaning for a filter.
+  // Transparency has no meaning for a filter.
   if (png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_strip_alpha(png);
   if (png_get_bit_depth(png, info) == 16) png_set_swap(png);  // to the host's (little-endian) order
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
-  h->width = png_get_image_width(png, info);
-  h->height = png_get_image_height(png, info);
   h->channels = png_get_channels(png, info);
   h->bit_depth = png_get_bit_depth(png, info);
   h->row_bytes = png_get_rowbytes(png, info);
@@ -94,6 +104,25 @@ bool decode_rows(png_structp png, png_bytepp rows) {
   png_read_image(png, rows);
   png_read_end(png, nullptr);
   return true;
+}
+
+/// A palette image's indices (one a byte) as RGB, or what is wrong with them.
+std::string expand_palette(png_structp png, png_infop info, const std::vector<std::byte>& indices, host_array& image) {
+  png_colorp palette = nullptr;
+  int entries = 0;
+  if (png_get_PLTE(png, info, &palette, &entries) == 0) return "a palette image without a PLTE chunk";
+  image.bytes.resize(indices.size() * 3);
+  auto* rgb = reinterpret_cast<unsigned char*>(image.bytes.data());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const int index = std::to_integer<int>(indices[i]);
+    if (index >= entries)
+      return "pixel " + std::to_string(i) + " indexes entry " + std::to_string(index) + " past its palette of " +
+             std::to_string(entries) + (entries == 1 ? " entry" : " entries");
+    rgb[3 * i] = palette[index].red;
+    rgb[3 * i + 1] = palette[index].green;
+    rgb[3 * i + 2] = palette[index].blue;
+  }
+  return {};
 }
 
 bool encode(png_structp png, png_infop info, png_uint_32 width, png_uint_32 height, int bit_depth, int color_type,
@@ -116,8 +145,9 @@ const char* color_type_name(int color_type) {
   }
 }
 
-// Deflate expands at most about 1032 to 1; a header that claims more pixel data than that from the
-// whole file is lying, and believing it would only allocate the memory for nothing.
+// Deflate expands at most about 1032 to 1; a header that claims more stored pixel data than that from
+// the whole file is lying, and believing it would only allocate the memory for nothing. Stored, not
+// expanded: a palette or 1-bit image grows up to 24 times on the way to RGB or 8-bit grey.
 constexpr double max_inflation = 1100.0;
 
 }  // namespace
@@ -146,19 +176,28 @@ host_array read_png(const fs::path& p) {
     throw io_error(error_kind::data_error, p,
                    std::string(color_type_name(h.color_type)) +
                        " PNG not supported (supported: grey, RGB and palette PNGs of up to 16 bits, without alpha)");
-  if (static_cast<double>(h.height) * static_cast<double>(h.row_bytes) > max_inflation * static_cast<double>(bytes.size()))
+  if (static_cast<double>(h.height) * static_cast<double>(h.stored_row_bytes) >
+      max_inflation * static_cast<double>(bytes.size()))
     throw io_error(error_kind::data_error, p,
                    "not a valid PNG: the header claims " + std::to_string(h.width) + " x " + std::to_string(h.height) +
                        " pixels, more than its " + std::to_string(bytes.size()) + " bytes can hold");
+  if (!decode_expansions(png, info, &h))
+    throw io_error(error_kind::data_error, p, std::string("not a valid PNG: ") + state.message);
 
+  const bool indexed = h.color_type == PNG_COLOR_TYPE_PALETTE;
   host_array image;
   image.type = h.bit_depth == 16 ? dtype::uint16 : dtype::uint8;
   image.shape = {static_cast<std::int64_t>(h.height), static_cast<std::int64_t>(h.width)};
-  if (h.channels == 3) image.shape.push_back(3);
-  image.bytes.resize(static_cast<std::size_t>(h.height) * h.row_bytes);
+  if (h.channels == 3 || indexed) image.shape.push_back(3);
+  std::vector<std::byte> indices;
+  std::vector<std::byte>& decoded = indexed ? indices : image.bytes;
+  decoded.resize(static_cast<std::size_t>(h.height) * h.row_bytes);
   std::vector<png_bytep> rows(h.height);
-  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = reinterpret_cast<png_bytep>(image.bytes.data()) + r * h.row_bytes;
+  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = reinterpret_cast<png_bytep>(decoded.data()) + r * h.row_bytes;
   if (!decode_rows(png, rows.data())) throw io_error(error_kind::data_error, p, std::string("not a valid PNG: ") + state.message);
+  if (indexed)
+    if (const std::string problem = expand_palette(png, info, indices, image); !problem.empty())
+      throw io_error(error_kind::data_error, p, "not a valid PNG: " + problem);
   return image;
 }
 

@@ -39,10 +39,13 @@ class cpu_sort_backend {
  public:
   cpu_sort_backend(const sort_spec& spec, std::size_t budget) : spec_(spec), budget_(budget) {
     item_ = sizeof(Key) + static_cast<std::size_t>(spec.value_bytes);
-    // sort_cpu holds the input, the output, an index and a bit field per item.
-    sort_item_ = 2 * item_ + sizeof(std::int64_t) + sizeof(Key);
+    // sort_cpu holds the input, the output, a 64-bit field and an index per item, and std::stable_sort a
+    // buffer of up to one index an item (half of one in libstdc++ 12; a whole one elsewhere).
+    sort_item_ = 2 * item_ + sizeof(std::uint64_t) + 2 * sizeof(std::int64_t);
+    // A scatter chunk: the items read, the items ordered by bucket, a bucket index each.
     chunk_ = std::max<std::int64_t>(1024, static_cast<std::int64_t>(std::min<std::size_t>(
-                                              pipelines::default_max_chunk_bytes / item_, budget_ / 2 / (2 * item_ + 2))));
+                                              pipelines::default_max_chunk_bytes / item_,
+                                              budget_ / 2 / (2 * item_ + sizeof(int)))));
   }
 
   bool fits_in_core(pipelines::source& keys, pipelines::source*, pipelines::sink&, pipelines::sink*) const {

@@ -218,6 +218,36 @@ TEST_F(AudioTest, WavDataEndingPartwayThroughAFrameIsADataError) {
                     "the data chunk's 198 bytes end partway through a frame of 4 bytes");
 }
 
+// Big-endian RIFX files, which libsndfile reads as WAV: the same checks of the data chunk's size.
+TEST_F(AudioTest, RifxWavsAreCheckedAsRiffOnes) {
+  const lookback_test_audio::wav_layout rifx{1, true};
+  std::string data;
+  for (int i = 0; i < 10; ++i) data += lookback_test_audio::be(static_cast<std::uint32_t>(i * 100), 2);
+  write_bytes("x.wav", lookback_test_audio::wav_bytes(1, 8000, 16, data, -1, rifx));
+  audio_format got;
+  std::int64_t declared = 0;
+  const std::vector<double> back = read("x.wav", got, declared);
+  ASSERT_EQ(back.size(), 10u);
+  EXPECT_EQ(back[9], 900.0 / 32768);
+  write_bytes("cut.wav", lookback_test_audio::wav_bytes(1, 8000, 16, std::string(200, '\1'), 1000, rifx));
+  expect_read_fails(path("cut.wav"), error_kind::data_error,
+                    "truncated: the data chunk declares 1000 bytes, the file holds 200");
+  write_bytes("odd.wav", lookback_test_audio::wav_bytes(2, 8000, 16, std::string(198, '\1'), -1, rifx));
+  expect_read_fails(path("odd.wav"), error_kind::data_error,
+                    "the data chunk's 198 bytes end partway through a frame of 4 bytes");
+}
+
+TEST_F(AudioTest, PartFramesOfDoublesAndOfStreamedDataAreDataErrors) {
+  // A frame of two 64-bit floats is 16 bytes: 56 bytes hold three and a half.
+  write_bytes("d.wav", lookback_test_audio::wav_bytes(2, 8000, 64, std::string(56, '\0'), -1, {3, false}));
+  expect_read_fails(path("d.wav"), error_kind::data_error,
+                    "the data chunk's 56 bytes end partway through a frame of 16 bytes");
+  // Data of unknown size runs to the end of the file, which ends partway through a frame.
+  write_bytes("s.wav", lookback_test_audio::wav_bytes(2, 8000, 16, std::string(10, '\1'), 0xFFFFFFFFu));
+  expect_read_fails(path("s.wav"), error_kind::data_error,
+                    "the data chunk's 10 bytes end partway through a frame of 4 bytes");
+}
+
 TEST_F(AudioTest, TruncatedFlacIsADataError) {
   std::vector<double> samples(20000);
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = std::sin(0.01 * static_cast<double>(i * i % 7919)) * 0.5;

@@ -12,6 +12,7 @@
 #include <lookback/pipelines/spill_store.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <type_traits>
@@ -128,7 +129,7 @@ TEST_F(CliExternalSortTest, AllEqualKeysAreCopiedThroughAndAModerateCapSpillsToH
   const std::string equal = same_as_in_core({"sort", "-i", arg("same.npy")}, "1MiB");
   EXPECT_TRUE(contains(equal, "(external: 1 bucket, 1 pass")) << equal;
   write_keys<std::uint32_t>("k.npy", 1000003, 0);
-  // 4 MB of keys: half of an 8 MiB budget holds the spill, the other half sorts buckets of 200000.
+  // 4 MB of keys: half of an 8 MiB budget holds the spill, the other half sorts buckets of 131072.
   const std::string host = same_as_in_core({"sort", "-i", arg("k.npy")}, "8MiB");
   EXPECT_TRUE(contains(host, "spill in host memory)")) << host;
 }
@@ -149,6 +150,16 @@ TEST_F(CliExternalSortTest, PeakMemoryStaysBoundedOnAnInputManyTimesTheCap) {
   EXPECT_LT(peak_kib, 48 * 1024) << "peak resident set " << peak_kib << " KiB";
 }
 
+// Keys that almost fit the cap by their own bytes: the in-core sort's fields, indices and merge buffer
+// (up to 24 bytes a key beside the 2 of input and output) would pass it, so the sort goes external.
+TEST_F(CliExternalSortTest, PeakMemoryStaysBoundedWhenTheKeysAlmostFitTheCap) {
+  write_keys<std::uint8_t>("k.npy", 6000000, 0);  // 11 bytes a key fit the cap, 22 (in core: 126 MiB) do not
+  const auto [code, peak_kib] = run_measured(
+      {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "64MiB"}, dir_, 0);
+  EXPECT_EQ(code, ex_ok);
+  EXPECT_LT(peak_kib, 104 * 1024) << "peak resident set " << peak_kib << " KiB";
+}
+
 TEST_F(CliExternalSortTest, ADiskThatFillsWhileSpillingOrWritingLeavesTheOldOutputAndNoFiles) {
   write_keys<std::uint32_t>("k.npy", 1 << 20, 0);  // 4 MiB of keys: a 1 MiB file limit stops the spill, or the output
   for (const char* cap : {"2MiB", "12MiB"})  // spill in a file, or in host memory
@@ -160,6 +171,26 @@ TEST_F(CliExternalSortTest, ADiskThatFillsWhileSpillingOrWritingLeavesTheOldOutp
       {"sort", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "2MiB"}, 1 << 20);
   EXPECT_EQ(r.exit_code, ex_ioerr) << r;
   expect_one_error_line(r, "lookback sort: spill file in " + dir_.string(), "File too large");
+}
+
+// An output that is a device has no folder to spill beside: $TMPDIR's is used, never /dev.
+TEST_F(CliExternalSortTest, AnOutputThatIsADeviceSpillsInTmpdir) {
+  write_keys<std::uint32_t>("k.npy", 1 << 20, 0);  // 4 MiB of keys: a 2 MiB cap spills to a file
+  const char* before = std::getenv("TMPDIR");
+  const std::string saved = before != nullptr ? before : "";
+  const auto sort_to_null = [&](const fs::path& tmpdir) {
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    const run_result r = run_cpu({"sort", "-i", arg("k.npy"), "-o", "/dev/null", "--host-memory-limit", "2MiB"});
+    before != nullptr ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
+    return r;
+  };
+  const run_result spilled = sort_to_null(dir_);
+  EXPECT_EQ(spilled.exit_code, ex_ok) << spilled;
+  EXPECT_TRUE(contains(spilled.out, "spill in file)")) << spilled;
+  const fs::path missing = dir_ / "no-such-folder";
+  const run_result refused = sort_to_null(missing);
+  EXPECT_EQ(refused.exit_code, ex_ioerr) << refused;
+  expect_one_error_line(refused, "lookback sort: spill file in " + missing.string(), "");
 }
 
 TEST_F(CliExternalSortTest, ATruncatedInputIsADataErrorAndWritesNothing) {

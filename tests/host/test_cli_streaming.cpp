@@ -65,6 +65,28 @@ TEST_F(CliStreamingTest, EveryArrayCommandStreamedEqualsTheOneChunkRun) {
   }
 }
 
+// Wide flags are converted in pieces of 2^16: each piece's items land where they belong, in one chunk
+// and in many.
+TEST_F(CliStreamingTest, WideFlagsKeepTheValuesTheyMark) {
+  auto rng = lookback::test::make_rng(2718);
+  std::vector<std::int32_t> values(200003);
+  std::vector<std::int64_t> flags(values.size());
+  std::vector<std::int32_t> kept;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<std::int32_t>(i);
+    flags[i] = rng() % 3 == 0 ? std::int64_t{1} << (8 * (rng() % 8)) : 0;  // nonzero in any one byte
+    if (flags[i] != 0) kept.push_back(values[i]);
+  }
+  write_input("v.npy", array_of(values));
+  write_input("f.npy", array_of(flags));
+  for (const char* cap : {"1GiB", "256KiB"}) {
+    SCOPED_TRACE(cap);
+    run_ok({"compact", "--backend", "cpu", "-i", arg("v.npy"), "--flags", arg("f.npy"), "-o", arg("out.npy"),
+            "--host-memory-limit", cap});
+    EXPECT_EQ(elements<std::int32_t>(read_output("out.npy")), kept);
+  }
+}
+
 TEST_F(CliStreamingTest, ACapTooSmallForOneChunkIsRefusedWithTheMinimum) {
   write_values("in.npy", 100000);
   const run_result r = run_cpu({"scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1KiB"});

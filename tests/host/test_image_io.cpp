@@ -135,6 +135,17 @@ TEST_F(ImageIo, PngReaderExpandsPaletteAndLowBitGrey) {
   EXPECT_EQ(samples_of<std::uint16_t>(wide), (std::vector<std::uint16_t>{0x0102, 0xfffe}));
 }
 
+// The guard against lying headers weighs the rows as the file stores them: a palette image of one
+// colour deflates about 1000 to 1 and expands three times on the way to RGB.
+TEST_F(ImageIo, PngReaderTakesLargeImagesThatDeflateWell) {
+  const std::vector<std::string> rows(2000, std::string(2000, '\0'));
+  const host_array image = read_png(put("flat.png", png_bytes(2000, 8, 3, rows, std::string("\x10\x20\x30", 3))));
+  EXPECT_EQ(image.shape, (std::vector<std::int64_t>{2000, 2000, 3}));
+  const auto samples = samples_of<std::uint8_t>(image);
+  EXPECT_EQ(samples[0], 0x10);
+  EXPECT_EQ(samples[samples.size() - 1], 0x30);
+}
+
 TEST_F(ImageIo, PgmRoundTrips8And16BitAndReadsPlainP2) {
   const host_array narrow = image_of<std::uint8_t>({2, 2}, {0, 7, 128, 255});
   const host_array wide = image_of<std::uint16_t>({1, 3}, {0, 300, 65535});
@@ -178,6 +189,9 @@ TEST_F(ImageIo, PngReaderRefusesWhatIsNotASupportedPng) {
   expect_refused(png, "lying.png", png_signature() + png_ihdr(100000, 100000, 8, 0) + png_chunk("IDAT", deflate("")) +
                                        png_chunk("IEND", ""),
                  error_kind::data_error, "not a valid PNG: the header claims 100000 x 100000 pixels");
+  // libpng would expand pixels past the palette to black without a word.
+  expect_refused(png, "index.png", png_bytes(4, 8, 3, {std::string("\x00\x05\xc8\x00", 4)}, std::string("\x10\x20\x30", 3)),
+                 error_kind::data_error, "not a valid PNG: pixel 1 indexes entry 5 past its palette of 1 entry");
   expect_refused(png, "zero.png", png_signature() + png_ihdr(0, 1, 8, 0) + png_chunk("IEND", ""), error_kind::data_error,
                  "not a valid PNG: ");
 }

@@ -237,6 +237,18 @@ TEST_F(NpyRead, Version1KeysInAnyOrderWithoutTrailingComma) {
   EXPECT_EQ(a.as<std::int64_t>()[5], 6);
 }
 
+// Column-major bytes are row-major ones while at most one extent exceeds 1.
+TEST_F(NpyRead, FortranOrderWithOneLongAxisReadsAsCOrder) {
+  std::string data;
+  for (std::int32_t v : {1, 2, 3, 4}) data.append(reinterpret_cast<const char*>(&v), 4);
+  for (const char* shape : {"(4,)", "(1, 4)", "(4, 1)"}) {
+    SCOPED_TRACE(shape);
+    const host_array a = read_npy(file_with("f.npy", npy_bytes(1, dict("<i4", shape, "True"), data)));
+    EXPECT_EQ(a.size(), 4);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size()), data);
+  }
+}
+
 TEST_F(NpyRead, Version2OddWhitespaceAndDoubleQuotes) {
   const auto p = file_with(
       "v2.npy", npy_bytes(2, "  {\n \"descr\" : \"<u2\" ,\t'fortran_order':False,'shape':( 4 , ) , }  \n",

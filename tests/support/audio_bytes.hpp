@@ -24,17 +24,30 @@ inline std::string le(std::uint32_t v, int bytes) {
   return s;
 }
 
-/// A RIFF WAVE file with a PCM (format tag 1) fmt chunk; `declared_data_bytes` is what the data chunk
-/// header claims (by default the true size).
+inline std::string be(std::uint32_t v, int bytes) {
+  std::string s = le(v, bytes);
+  return std::string(s.rbegin(), s.rend());
+}
+
+/// A WAVE file's header fields: PCM (format tag 1) or IEEE float (3); RIFF (little-endian) or RIFX.
+struct wav_layout {
+  int format_tag = 1;
+  bool big_endian = false;
+};
+
+/// A WAVE file; `declared_data_bytes` is what the data chunk header claims (by default the true size).
+/// `data` goes in as given, so a RIFX file's samples are big-endian already.
 inline std::string wav_bytes(int channels, int rate, int bits, const std::string& data,
-                             std::int64_t declared_data_bytes = -1) {
+                             std::int64_t declared_data_bytes = -1, wav_layout layout = {}) {
+  const auto field = [&](std::uint32_t v, int bytes) { return layout.big_endian ? be(v, bytes) : le(v, bytes); };
   const auto block = static_cast<std::uint32_t>(channels * bits / 8);
   const std::uint32_t declared =
       declared_data_bytes < 0 ? static_cast<std::uint32_t>(data.size()) : static_cast<std::uint32_t>(declared_data_bytes);
-  std::string fmt = le(1, 2) + le(static_cast<std::uint32_t>(channels), 2) + le(static_cast<std::uint32_t>(rate), 4) +
-                    le(static_cast<std::uint32_t>(rate) * block, 4) + le(block, 2) + le(static_cast<std::uint32_t>(bits), 2);
-  std::string body = "WAVE" + std::string("fmt ") + le(16, 4) + fmt + "data" + le(declared, 4) + data;
-  return "RIFF" + le(static_cast<std::uint32_t>(body.size()), 4) + body;
+  std::string fmt = field(static_cast<std::uint32_t>(layout.format_tag), 2) + field(static_cast<std::uint32_t>(channels), 2) +
+                    field(static_cast<std::uint32_t>(rate), 4) + field(static_cast<std::uint32_t>(rate) * block, 4) +
+                    field(block, 2) + field(static_cast<std::uint32_t>(bits), 2);
+  std::string body = "WAVE" + std::string("fmt ") + field(16, 4) + fmt + "data" + field(declared, 4) + data;
+  return (layout.big_endian ? "RIFX" : "RIFF") + field(static_cast<std::uint32_t>(body.size()), 4) + body;
 }
 
 /// 16-bit PCM, interleaved samples.

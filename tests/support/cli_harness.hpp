@@ -241,7 +241,9 @@ inline std::vector<npy_rejection> npy_rejections(char kind, const std::vector<in
        "truncated data: header says " + std::to_string(elements) + " elements"},
       {"big_endian", npy_with_header(npy_dict(std::string(">") + kind + "4", shape), data),
        std::string("big-endian dtype '>") + kind + "4' not supported"},
-      {"fortran_order", npy_with_header(npy_dict(descr, shape, "True"), data), "Fortran-order"},
+      // Column-major with two extents past 1 (with one, its bytes are row-major ones, and read).
+      {"fortran_order", npy_with_header(npy_dict(descr, "(2, " + std::to_string(elements) + ")", "True"), data + data),
+       "Fortran-order"},
       {"object_dtype", npy_with_header(npy_dict("|O", shape), std::string(8 * elements, '\0')),
        "object arrays ('|O') not supported"},
       {"complex_dtype", npy_with_header(npy_dict("<c8", shape), std::string(8 * elements, '\0')),

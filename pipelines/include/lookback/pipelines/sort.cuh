@@ -52,9 +52,7 @@ struct lookback_sort_step {
 namespace detail {
 
 inline std::filesystem::path spill_directory_of(const sort_options& o) {
-  if (!o.spill_directory.empty()) return o.spill_directory;
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  return o.spill_directory.empty() ? default_spill_directory() : o.spill_directory;
 }
 
 }  // namespace detail

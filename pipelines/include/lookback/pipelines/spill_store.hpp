@@ -58,6 +58,12 @@ class sink_range final : public sink {
 };
 
 /// `items` items of `item_bytes`, written at any offset and read back.
+/// Where a spill file goes when no one names a place: $TMPDIR, else /tmp.
+inline std::filesystem::path default_spill_directory() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
 class spill_store {
  public:
   spill_store(const spill_store&) = delete;

@@ -39,13 +39,15 @@ class gpu_sort_backend {
     LOOKBACK_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
   }
 
-  /// One slot of keys and values in and out, and the sort's temporary storage.
+  /// One slot of keys and values in and out, and the sort's temporary storage; in host memory the rings
+  /// and what a caller's step takes there per item (a verification's copies).
   bool fits_in_core(source& keys, source* values, sink& keys_out, sink* values_out) {
     const std::int64_t n = keys.size();
     const bool staged = keys.host_items() == nullptr || keys_out.host_items() == nullptr ||
                         (values != nullptr && (values->host_items() == nullptr || values_out->host_items() == nullptr));
-    const bool fits = n <= max_sort_items && bucket_bytes(n, 1) <= budget_.device_bytes &&
-                      (staged ? 2 * detail::piece_ring::bytes_for(piece_bytes_) : 0) <= budget_.host_bytes;
+    const std::size_t host = (staged ? 2 * detail::piece_ring::bytes_for(piece_bytes_) : 0) +
+                             options_.extra_host_per_item * static_cast<std::size_t>(n);
+    const bool fits = n <= max_sort_items && bucket_bytes(n, 1) <= budget_.device_bytes && host <= budget_.host_bytes;
     total_work_ = fits ? n : 3 * n;
     return fits;
   }
@@ -66,12 +68,26 @@ class gpu_sort_backend {
       else
         hi = mid - 1;
     }
+    // What a caller's step takes in host memory per item (a verification's copies) has half the host
+    // budget for a bucket; host_reserve counts it beside the spills.
+    if (options_.extra_host_per_item != 0) {
+      const auto host_cap = static_cast<std::int64_t>(budget_.host_bytes / 2 / options_.extra_host_per_item);
+      if (host_cap < smallest)
+        throw stream_error(stream_error::kind::budget,
+                           "the host memory limit is too small for the external sort's buckets of " +
+                               std::to_string(smallest) + " items: they need at least " +
+                               size_text(2 * static_cast<std::size_t>(smallest) * options_.extra_host_per_item) + " (limit " +
+                               size_text(budget_.host_bytes) + ")");
+      lo = std::min(lo, host_cap);
+    }
+    step_host_bytes_ = options_.extra_host_per_item * static_cast<std::size_t>(lo);
     return lo;
   }
 
-  /// The pinned staging of the passes: three slots of the widest chunks in and out, and the buckets' rings.
+  /// The pinned staging of the passes: three slots of the widest chunks in and out, and the buckets' rings;
+  /// and a caller's host memory for the widest bucket.
   std::size_t host_reserve() const {
-    return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes_for(piece_bytes_);
+    return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes_for(piece_bytes_) + step_host_bytes_;
   }
 
   digit_stats count(source& keys, const digit_pass& pass) {
@@ -348,6 +364,7 @@ class gpu_sort_backend {
   Step& step_;
   budget budget_;
   std::size_t piece_bytes_;
+  std::size_t step_host_bytes_ = 0;  // a caller's host memory for the widest bucket (bucket_items)
   std::function<void(std::int64_t, std::int64_t)> progress_;
   int sm_count_ = 1;
   std::int64_t total_work_ = 0, work_done_ = 0;

@@ -27,9 +27,9 @@ class nonzero_flags final : public pipelines::source {
   std::int64_t size() const override { return file_.size(); }
   std::size_t item_bytes() const override { return 1; }
   void read(std::int64_t first, std::int64_t count, void* dst) override {
-    // In pieces: a whole chunk's raw flags (up to 8 bytes an item) would sit outside the memory limit,
-    // whose plan counts the one byte a flag this source hands over.
-    constexpr std::int64_t piece = std::int64_t{1} << 16;
+    // In pieces of at most 32 KiB: a whole chunk's raw flags (up to 8 bytes an item) would sit outside
+    // the memory limit, whose plan counts the one byte a flag this source hands over.
+    constexpr std::int64_t piece = std::int64_t{1} << 12;
     std::vector<std::byte> raw(static_cast<std::size_t>(std::min(count, piece)) * width_);
     auto* out = static_cast<std::uint8_t*>(dst);
     for (std::int64_t at = 0; at < count; at += piece) {

@@ -78,7 +78,8 @@ void show_fir(const fs::path& file, const output_names& name, backend b, bool ve
     return;
   }
   const fs::path out = name(file, ".lowpass_1khz" + file.extension().string());
-  const fir_report r = filter_audio(in, out, format, typed::design_fir(band, 101, {}), default_block_frames, b, verify);
+  const fir_report r = filter_audio(in, out, format, typed::design_fir(band, 101, {}), default_block_frames(format.channels), b,
+                                    verify);
   std::cout << "  fir lowpass 1000 Hz, 101 taps, hamming window -> " << out.string() << "; "
             << clipping_line(r, format.channels) << "\n";
   if (r.verified) std::cout << "    " << verification_line(*r.verified) << "\n";

@@ -115,7 +115,7 @@ int fir_command(const args& a) {
   common_options common;
   filter_options o;
   std::string input, output, format;
-  std::int64_t block_frames = default_block_frames;
+  std::int64_t block_frames = 0;
   po::options_description desc("fir options");
   desc.add_options()
       ("input,i", po::value(&input)->required(), "audio in: WAV or FLAC, 16-, 24-, 32-bit integer or float samples")
@@ -127,7 +127,7 @@ int fir_command(const args& a) {
       ("num-taps", po::value(&o.num_taps), "taps of a designed filter (default 101)")
       ("window", po::value(&o.window), "hamming | blackman | kaiser | kaiser:BETA (default hamming; kaiser's beta 8.6)")
       ("format", po::value(&format), "float: write 32-bit float samples (default: the input's sample format)")
-      ("block-frames", po::value(&block_frames), "frames filtered at a time (default 1048576); the filter's state carries over");
+      ("block-frames", po::value(&block_frames), "frames filtered at a time (default 1048576 / channels); the filter's state carries over");
   add_common_options(desc, common);
   const auto vm = parse_options(a, desc,
                                 "lookback fir -i IN.wav -o OUT.wav (--taps T.npy | --lowpass HZ | --highpass HZ | "
@@ -138,7 +138,7 @@ int fir_command(const args& a) {
   if (!common.dtype.empty()) throw cli_error(exit_code::usage, "--dtype applies to raw arrays, not to audio");
   if (vm->count("format") != 0 && format != "float")
     throw cli_error(exit_code::usage, "--format must be float (without it the output keeps the input's), not '" + format + "'");
-  if (block_frames < 1 || block_frames > max_block_frames)
+  if (vm->count("block-frames") != 0 && (block_frames < 1 || block_frames > max_block_frames))
     throw cli_error(exit_code::usage, "--block-frames must be between 1 and " + std::to_string(max_block_frames) +
                                           ", not " + std::to_string(block_frames));
   io::refuse_same_file(input, output);
@@ -146,6 +146,7 @@ int fir_command(const args& a) {
   const backend b = resolve_backend(common);
 
   io::audio_reader in(input);
+  if (vm->count("block-frames") == 0) block_frames = default_block_frames(in.format().channels);
   const filter f = make_filter(kind, o, input, in.format().sample_rate);
   io::audio_format out_format = in.format();
   if (!format.empty()) {

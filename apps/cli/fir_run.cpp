@@ -89,8 +89,7 @@ fir_report filter_audio(io::audio_reader& in, const std::filesystem::path& outpu
   io::atomic_output_file out(output);
   io::audio_writer writer(out, format);
   typed::fir_stream stream(channels, static_cast<int>(taps.size()));
-  // Blocks no longer than the file: a short file of many channels would otherwise size its buffers by
-  // --block-frames alone (2^20 frames of 1024 channels are 8 GiB a buffer).
+  // Blocks no longer than the file: a short file would otherwise size its buffers by the block alone.
   const std::int64_t frames_per_block = std::min(block_frames, std::max<std::int64_t>(in.frames(), 1));
   const auto block_samples = static_cast<std::size_t>(frames_per_block) * static_cast<std::size_t>(channels);
   std::vector<double> block(block_samples), filtered(block_samples);

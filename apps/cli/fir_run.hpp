@@ -4,6 +4,7 @@
 #include "cli/common_options.hpp"
 #include "io/audio.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -12,7 +13,11 @@
 
 namespace lookback::cli {
 
-inline constexpr std::int64_t default_block_frames = std::int64_t{1} << 20;
+/// Without --block-frames, a block holds 2^20 samples: 2^20 frames of mono, fewer of many channels
+/// (a block's buffers are frames x channels doubles).
+inline std::int64_t default_block_frames(int channels) {
+  return std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max(channels, 1));
+}
 inline constexpr std::int64_t max_block_frames = std::int64_t{1} << 24;
 /// --verify's allowance for the GPU's float result against the CPU's double one, at full scale 1.0.
 inline constexpr double fir_verify_allowance = 1e-5;

@@ -21,15 +21,16 @@ namespace lookback::cli {
 namespace {
 
 /// The values must have the keys' shape, as NumPy pairs x[order] with y[order].
-/// A spill file goes beside the output, where the user chose to have room; an output that is a device
-/// or a pipe (-o /dev/null) says nothing of room, and its folder may be small or in memory: the
-/// library's default place then.
+/// A spill file goes beside the output (beside the file a link names, as the output itself), where the
+/// user chose to have room; an output that is a device or a pipe (-o /dev/null) says nothing of room,
+/// and its folder may be small or in memory: the library's default place then.
 std::filesystem::path spill_directory_for(const std::filesystem::path& output) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(output, ec);
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     return pipelines::default_spill_directory();
-  return std::filesystem::absolute(output).parent_path();
+  const std::filesystem::path target = io::write_target(output, ec);
+  return (ec ? std::filesystem::absolute(output) : target).parent_path();
 }
 
 void check_values(const array_file& values, const array_file& keys) {

@@ -43,20 +43,6 @@ fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent
 // leaves a relative path whose first component does not exist untouched, so "x" and "./x" would differ.
 fs::path resolved(const fs::path& p, std::error_code& ec) { return fs::weakly_canonical(fs::absolute(p, ec), ec); }
 
-// Where a write to p lands: p's links followed link by link (as open() would, up to its 40 hops), then
-// resolved. weakly_canonical alone stops at a link whose target does not exist yet, so two outputs
-// naming one new file through such a link would look different.
-fs::path write_target(const fs::path& p, std::error_code& ec) {
-  fs::path link = p;
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(link, ec)); ++hops) {
-    const fs::path next = fs::read_symlink(link, ec);
-    if (ec) break;
-    link = next.is_absolute() ? next : link.parent_path() / next;
-  }
-  ec.clear();
-  return resolved(link, ec);
-}
-
 // The signals whose default action ends the process, which would leave a temporary behind: Ctrl-C, a
 // kill, a closed terminal, Ctrl-\, and a write past the file-size limit.
 constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
@@ -122,6 +108,19 @@ void forget_temporary(int slot) {
 }
 
 }  // namespace
+
+// weakly_canonical alone stops at a link whose target does not exist yet, so two outputs naming one
+// new file through such a link would look different: links are followed one by one first.
+fs::path write_target(const fs::path& p, std::error_code& ec) {
+  fs::path link = p;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(link, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(link, ec);
+    if (ec) break;
+    link = next.is_absolute() ? next : link.parent_path() / next;
+  }
+  ec.clear();
+  return resolved(link, ec);
+}
 
 cleanup_signals_held::cleanup_signals_held() {
   sigset_t held;

@@ -87,6 +87,10 @@ class atomic_output_file {
 // `may_be_device`. False, with errno set, when the data did not reach storage.
 bool flush_to_storage(int fd, bool may_be_device);
 
+// Where a write to p lands: p's links followed link by link (as open() would, up to its 40 hops), then
+// made absolute with every existing link, "." and ".." resolved; ec set when that failed.
+std::filesystem::path write_target(const std::filesystem::path& p, std::error_code& ec);
+
 // Whether two paths name one file: the same inode (hard links, symlinks) or, for
 // paths that do not exist yet, the same normalised spelling.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);

@@ -147,7 +147,9 @@ const char* color_type_name(int color_type) {
 
 // Deflate expands at most about 1032 to 1; a header that claims more stored pixel data than that from
 // the whole file is lying, and believing it would only allocate the memory for nothing. Stored, not
-// expanded: a palette or 1-bit image grows up to 24 times on the way to RGB or 8-bit grey.
+// expanded: a 1-bit palette image takes 8 times its stored rows as indices and 24 times as RGB, a
+// 1-bit grey one 8 times, so the guard lets a lying header of such images cost up to 32 x 1100 times
+// its file's size before libpng finds the data missing.
 constexpr double max_inflation = 1100.0;
 
 }  // namespace

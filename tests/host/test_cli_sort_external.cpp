@@ -193,6 +193,18 @@ TEST_F(CliExternalSortTest, AnOutputThatIsADeviceSpillsInTmpdir) {
   expect_one_error_line(refused, "lookback sort: spill file in " + missing.string(), "");
 }
 
+// An output through a link spills beside the file the link names, where the output itself goes.
+TEST_F(CliExternalSortTest, AnOutputThroughALinkSpillsBesideItsTarget) {
+  write_keys<std::uint32_t>("k.npy", 1 << 20, 0);
+  fs::create_directory(path("sub"));
+  fs::create_symlink(path("sub") / "real.npy", path("link.npy"));
+  // A 1 MiB file limit stops the spill, whose error names its folder.
+  const run_result r = run_cpu_with_file_limit(
+      {"sort", "-i", arg("k.npy"), "-o", arg("link.npy"), "--host-memory-limit", "2MiB"}, 1 << 20);
+  EXPECT_EQ(r.exit_code, ex_ioerr) << r;
+  expect_one_error_line(r, "lookback sort: spill file in " + path("sub").string() + ":", "File too large");
+}
+
 TEST_F(CliExternalSortTest, ATruncatedInputIsADataErrorAndWritesNothing) {
   write_keys<std::uint32_t>("k.npy", 100000, 0);
   const std::string whole = read_file(path("k.npy"));

@@ -65,7 +65,7 @@ TEST_F(CliStreamingTest, EveryArrayCommandStreamedEqualsTheOneChunkRun) {
   }
 }
 
-// Wide flags are converted in pieces of 2^16: each piece's items land where they belong, in one chunk
+// Wide flags are converted in pieces of 2^12: each piece's items land where they belong, in one chunk
 // and in many.
 TEST_F(CliStreamingTest, WideFlagsKeepTheValuesTheyMark) {
   auto rng = lookback::test::make_rng(2718);

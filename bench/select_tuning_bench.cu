@@ -192,6 +192,14 @@ void register_eight_byte_shapes() {
   // thread in as many stages as fit.
   register_shapes<compaction::partition, u64, select_lookahead_config<4, 27, 7>, select_lookahead_config<4, 35, 5>,
                   select_lookahead_config<4, 39, 4>, select_lookahead_config<4, 23, 7>>({24, 28});
+  // select_if at 1% kept is bound by its four deciding warps (two measured slower: 2 x 31 x 6 above), so
+  // eight a role: tiles of 15 to 31 items a thread in as many stages as fit.
+  register_shapes<compaction::select_if, u64, select_lookahead_config<8, 15, 6>, select_lookahead_config<8, 19, 5>,
+                  select_lookahead_config<8, 23, 4>, select_lookahead_config<8, 31, 3>>({20, 24, 28});
+  register_shapes<compaction::select_flagged, u64, select_lookahead_config<8, 15, 5>,
+                  select_lookahead_config<8, 19, 4>>({20, 24, 28});
+  register_shapes<compaction::partition, u64, select_lookahead_config<8, 15, 6>, select_lookahead_config<8, 19, 5>>(
+      {20, 24, 28});
 }
 
 /// uint32 below 2^19, where partition's 4 x 39 x 8 tiles (thirteen at 2^16) measured 0.97x-0.98x CUB

@@ -106,15 +106,18 @@ bool decode_rows(png_structp png, png_bytepp rows) {
   return true;
 }
 
-/// A palette image's indices (one a byte) as RGB, or what is wrong with them.
-std::string expand_palette(png_structp png, png_infop info, const std::vector<std::byte>& indices, host_array& image) {
+/// A palette image's indices (one a byte), read into the last third of `image`'s bytes, expanded in
+/// place to RGB, or what is wrong with them. Pixel i's RGB ends before index i + 1, so no index is
+/// overwritten before it is read, and the image never takes more than its RGB bytes.
+std::string expand_palette(png_structp png, png_infop info, host_array& image) {
   png_colorp palette = nullptr;
   int entries = 0;
   if (png_get_PLTE(png, info, &palette, &entries) == 0) return "a palette image without a PLTE chunk";
-  image.bytes.resize(indices.size() * 3);
   auto* rgb = reinterpret_cast<unsigned char*>(image.bytes.data());
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    const int index = std::to_integer<int>(indices[i]);
+  const std::size_t pixels = image.bytes.size() / 3;
+  const unsigned char* indices = rgb + 2 * pixels;
+  for (std::size_t i = 0; i < pixels; ++i) {
+    const int index = indices[i];
     if (index >= entries)
       return "pixel " + std::to_string(i) + " indexes entry " + std::to_string(index) + " past its palette of " +
              std::to_string(entries) + (entries == 1 ? " entry" : " entries");
@@ -147,9 +150,9 @@ const char* color_type_name(int color_type) {
 
 // Deflate expands at most about 1032 to 1; a header that claims more stored pixel data than that from
 // the whole file is lying, and believing it would only allocate the memory for nothing. Stored, not
-// expanded: a 1-bit palette image takes 8 times its stored rows as indices and 24 times as RGB, a
-// 1-bit grey one 8 times, so the guard lets a lying header of such images cost up to 32 x 1100 times
-// its file's size before libpng finds the data missing.
+// expanded: a 1-bit palette image takes 24 times its stored rows as RGB (its indices are decoded into
+// the RGB bytes' last third), a 1-bit grey one 8 times, so the guard lets a lying header of such images
+// cost up to 24 x 1100 times its file's size before libpng finds the data missing.
 constexpr double max_inflation = 1100.0;
 
 }  // namespace
@@ -191,14 +194,14 @@ host_array read_png(const fs::path& p) {
   image.type = h.bit_depth == 16 ? dtype::uint16 : dtype::uint8;
   image.shape = {static_cast<std::int64_t>(h.height), static_cast<std::int64_t>(h.width)};
   if (h.channels == 3 || indexed) image.shape.push_back(3);
-  std::vector<std::byte> indices;
-  std::vector<std::byte>& decoded = indexed ? indices : image.bytes;
-  decoded.resize(static_cast<std::size_t>(h.height) * h.row_bytes);
+  const std::size_t decoded_bytes = static_cast<std::size_t>(h.height) * h.row_bytes;
+  image.bytes.resize(indexed ? 3 * decoded_bytes : decoded_bytes);
+  unsigned char* decoded = reinterpret_cast<unsigned char*>(image.bytes.data()) + (indexed ? 2 * decoded_bytes : 0);
   std::vector<png_bytep> rows(h.height);
-  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = reinterpret_cast<png_bytep>(decoded.data()) + r * h.row_bytes;
+  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = decoded + r * h.row_bytes;
   if (!decode_rows(png, rows.data())) throw io_error(error_kind::data_error, p, std::string("not a valid PNG: ") + state.message);
   if (indexed)
-    if (const std::string problem = expand_palette(png, info, indices, image); !problem.empty())
+    if (const std::string problem = expand_palette(png, info, image); !problem.empty())
       throw io_error(error_kind::data_error, p, "not a valid PNG: " + problem);
   return image;
 }

@@ -16,18 +16,8 @@ std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* i
                                             const void* actual, std::int64_t n) {
   return visit_numeric(spec.type, [&](auto zero) -> std::optional<mismatch> {
     using T = decltype(zero);
-    const auto* in = static_cast<const T*>(input);
-    const auto* want = static_cast<const T*>(expected);
-    const auto* got = static_cast<const T*>(actual);
-    sum_allowance<T> allowance;
-    allowance.add(static_cast<double>(init_of<T>(spec)));
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
-      if (!results_match(spec.op, want[i], got[i], allowance.tolerance(i + 1)))
-        return mismatch{i, format_value(want[i]), format_value(got[i])};
-      if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
-    }
-    return std::nullopt;
+    return scan_mismatch_from(spec, init_of<T>(spec), 0, static_cast<const T*>(input), static_cast<const T*>(expected),
+                              static_cast<const T*>(actual), n);
   });
 }
 

@@ -105,6 +105,23 @@ struct mismatch {
   std::string actual;
 };
 
+/// The first element where `got` differs from `want`, both scans of `in` per `spec` that start from
+/// `start` (the initial value, or a streamed chunk's carry), which ends a chain of `chain_before`
+/// additions (a carry's rounding is one more step of the longest chain).
+template <class T>
+std::optional<mismatch> scan_mismatch_from(const scan_spec& spec, T start, std::int64_t chain_before, const T* in,
+                                           const T* want, const T* got, std::int64_t n) {
+  sum_allowance<T> allowance;
+  allowance.add(static_cast<double>(start));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
+    if (!results_match(spec.op, want[i], got[i], allowance.tolerance(chain_before + i + 1)))
+      return mismatch{i, format_value(want[i]), format_value(got[i])};
+    if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
+  }
+  return std::nullopt;
+}
+
 /// First element where `actual` differs from `expected` (both scans of `input` per `spec`).
 std::optional<mismatch> first_scan_mismatch(const scan_spec& spec, const void* input, const void* expected,
                                             const void* actual, std::int64_t n);

@@ -22,22 +22,6 @@ void cub_scan_chunk(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_o
     LOOKBACK_CUDA_TRY(cub::DeviceScan::InclusiveScanInit(d_temp, temp_bytes, d_in, d_out, op, carry, n, stream));
 }
 
-/// The first element where ours differs from CUB's; float sums within the rounding allowance of the
-/// carried value and the chunk's items so far.
-template <class T>
-std::optional<mismatch> chunk_scan_mismatch(const scan_spec& spec, T carry, const T* in, const T* want, const T* got,
-                                            std::int64_t n) {
-  sum_allowance<T> allowance;
-  allowance.add(static_cast<double>(carry));
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (spec.inclusive) allowance.add(static_cast<double>(in[i]));
-    if (!results_match(spec.op, want[i], got[i], allowance.tolerance(i + 2)))
-      return mismatch{i, format_value(want[i]), format_value(got[i])};
-    if (!spec.inclusive) allowance.add(static_cast<double>(in[i]));
-  }
-  return std::nullopt;
-}
-
 template <bool Exclusive, class T, class Op>
 struct scan_step {
   scan_spec spec;
@@ -68,8 +52,8 @@ struct scan_step {
     const auto in = detail::fetch(d_in, n, sizeof(T), stream);
     const auto want = detail::fetch(d_cub, n, sizeof(T), stream);
     const auto got = detail::fetch(d_out, n, sizeof(T), stream);
-    verify->record(chunk_scan_mismatch(spec, carry_value, reinterpret_cast<const T*>(in.data()),
-                                       reinterpret_cast<const T*>(want.data()), reinterpret_cast<const T*>(got.data()), n),
+    verify->record(scan_mismatch_from(spec, carry_value, 1, reinterpret_cast<const T*>(in.data()),
+                                      reinterpret_cast<const T*>(want.data()), reinterpret_cast<const T*>(got.data()), n),
                    verify->next_first, n);
   }
 };

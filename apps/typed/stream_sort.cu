@@ -54,7 +54,10 @@ struct typed_sort_step {
     if (verify == nullptr) return ours();
     const std::size_t vw = static_cast<std::size_t>(spec.value_bytes);
     const std::size_t values_at = (static_cast<std::size_t>(n) * sizeof(Key) + 255) / 256 * 256;
-    std::byte* d_cub = verify->cub_output(values_at + static_cast<std::size_t>(n) * vw);
+    // Held for this call alone: the external sort's phases plan their device memory apart (a chunk's
+    // split, then buckets), and a buffer kept from one would sit beside the next one's slots.
+    device_buffer<std::byte> d_cub_buffer(values_at + static_cast<std::size_t>(n) * vw, stream);
+    std::byte* d_cub = d_cub_buffer.data();
     void* d_cub_values = vw != 0 ? d_cub + values_at : nullptr;
     verify->time_both(stream, ours, [&] {
       sort(implementation::cub, s, d_temp, bytes, d_keys_in, d_cub, d_values_in, d_cub_values, n, stream);

@@ -25,7 +25,9 @@ inline std::vector<std::byte> fetch(const void* d_items, std::int64_t count, std
 }
 
 /// One verified run's state, shared by the step's copies: CUB's output buffer (allocated at the first
-/// chunk, chunk-sized, which the plan counted), where the current chunk starts, the running result.
+/// chunk, chunk-sized, which the plan counted, and kept for the rest of the run: every chunk of a scan
+/// or reduction is planned alike, where a sort's phases are not, so a sort takes its own a call at a
+/// time), where the current chunk starts, the running result.
 struct verifier {
   chunk_check check;
   std::int64_t next_first = 0;
@@ -34,6 +36,7 @@ struct verifier {
 
   std::byte* cub_output(std::size_t bytes) {
     if (d_cub.size() < bytes) {
+      d_cub = device_buffer<std::byte>();  // freed before the larger one is taken: never both at once
       d_cub = device_buffer<std::byte>(bytes, own);
       LOOKBACK_CUDA_TRY(cudaStreamSynchronize(own));
     }

@@ -211,6 +211,20 @@
 //     and 1.423 / 1.424; 4x27x7 0.1002 / 0.0999 and 1.419 / 1.420; 4x23x7 0.1017 / 0.1015 and 1.439 / 1.439;
 //     4x35x5 0.1016 / 0.1017 and 1.443 / 1.446; 4x39x4 0.1107 / 0.1102 and 1.580 / 1.581. None leads at both
 //     sizes; 4x31x6 stays.
+//   uint64 with eight warps a role (select_if at 1% kept is bound by its deciding warps: four against two
+//     measured 0.070 against 0.095 ms at 2^24 above), one run at d025af8+ (bench/results/
+//     h100-verify-memory-d025af8.md), 1% / 50% / 99% kept at 2^20, 2^24 and 2^28, beside 4x31x6 0.0097 /
+//     0.0100 / 0.0109, 0.0601 / 0.0773 / 0.0966 and 0.781 / 1.066 / 1.412 (CUB 2^24 0.0631 / 0.0886 / -):
+//     select_if 8x19x5 0.0095 / 0.0101 / 0.0113, 0.0579 / 0.0770 / 0.0983 and 0.747 / 1.064 / 1.424; 8x15x6
+//     0.0097 / 0.0101 / 0.0113, 0.0612 / 0.0778 / 0.0968 and 0.798 / 1.072 / 1.410; 8x23x4 0.0095 / 0.0104 /
+//     0.0120, 0.0594 / 0.0836 / 0.1051 and 0.791 / 1.145 / 1.511; 8x31x3 0.0096 / 0.0109 / 0.0123, 0.0693 /
+//     0.0927 / 0.1132 and 0.915 / 1.301 / 1.639. Flags (4x31x5 0.0098 / 0.0101 / 0.0110, 0.0628 / 0.0820 /
+//     0.1024, 0.832 / 1.159 / 1.506): 8x15x5 0.0098 / 0.0101 / 0.0113, 0.0633 / 0.0824 / 0.1025, 0.846 / 1.165
+//     / 1.506; 8x19x4 0.0093 / 0.0100 / 0.0112, 0.0643 / 0.0880 / 0.1100, 0.883 / 1.237 / 1.606. Partition
+//     (4x31x6 0.0113-0.0114, 0.0978-0.0979, 1.420-1.421): 8x15x6 0.0114-0.0117, 0.0975-0.0980, 1.419-1.420;
+//     8x19x5 0.0115-0.0117, 0.0993-0.0995, 1.434-1.437. 8x19x5 takes 4% off select_if at 1% kept (1.09x
+//     CUB at 2^24, where 1.2x is asked) and adds 1-2% at 99%, whose 1.20x it would lose; partition is level
+//     at a memcpy's time. Not kept: 4x31x6 and 4x31x5 stay.
 //   Arrays of up to 4 MiB in two kernels that need no clearing (select/select_kernel.cuh: each tile's count,
 //     then a kernel launched dependent on it that loads and decides its tile before it waits, then takes
 //     its offset from the counts before it), as the scan's small arrays (policy/scan_policy.cuh). Main

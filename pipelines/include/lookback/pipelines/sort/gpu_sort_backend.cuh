@@ -53,7 +53,7 @@ class gpu_sort_backend {
   }
 
   /// The widest bucket two slots hold within the device budget.
-  std::int64_t bucket_items() {
+  std::int64_t bucket_items() const {
     constexpr std::int64_t smallest = 1024;
     if (bucket_bytes(smallest, 2) > budget_.device_bytes)
       throw stream_error(stream_error::kind::budget,
@@ -80,14 +80,15 @@ class gpu_sort_backend {
                                size_text(budget_.host_bytes) + ")");
       lo = std::min(lo, host_cap);
     }
-    step_host_bytes_ = options_.extra_host_per_item * static_cast<std::size_t>(lo);
     return lo;
   }
 
   /// The pinned staging of the passes: three slots of the widest chunks in and out, and the buckets' rings;
   /// and a caller's host memory for the widest bucket.
   std::size_t host_reserve() const {
-    return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes_for(piece_bytes_) + step_host_bytes_;
+    const std::size_t step_host_bytes =
+        options_.extra_host_per_item == 0 ? 0 : options_.extra_host_per_item * static_cast<std::size_t>(bucket_items());
+    return 3 * 2 * options_.max_chunk_bytes + 2 * detail::piece_ring::bytes_for(piece_bytes_) + step_host_bytes;
   }
 
   digit_stats count(source& keys, const digit_pass& pass) {
@@ -364,7 +365,6 @@ class gpu_sort_backend {
   Step& step_;
   budget budget_;
   std::size_t piece_bytes_;
-  std::size_t step_host_bytes_ = 0;  // a caller's host memory for the widest bucket (bucket_items)
   std::function<void(std::int64_t, std::int64_t)> progress_;
   int sm_count_ = 1;
   std::int64_t total_work_ = 0, work_done_ = 0;

@@ -26,6 +26,10 @@ typed::image_mask load_mask(const std::string& path) {
   if (m.shape[0] % 2 == 0 || m.shape[1] % 2 == 0)
     throw cli_error(exit_code::data_error, path + ": the mask must have odd sides (it is centred on its middle tap), not " +
                                                std::to_string(m.shape[0]) + " x " + std::to_string(m.shape[1]));
+  if (m.shape[0] > typed::max_kernel_side || m.shape[1] > typed::max_kernel_side)
+    throw cli_error(exit_code::data_error, path + ": the mask's sides must be at most " +
+                                               std::to_string(typed::max_kernel_side) + ", not " +
+                                               std::to_string(m.shape[0]) + " x " + std::to_string(m.shape[1]));
   const std::int64_t columns = m.shape[1];
   return {static_cast<int>(m.shape[0]), static_cast<int>(columns), finite_doubles(m, path, [&](std::int64_t i) {
             return "mask tap (" + std::to_string(i / columns) + ", " + std::to_string(i % columns) + ")";

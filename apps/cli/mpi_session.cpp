@@ -47,6 +47,9 @@ int mpi_launch_size() {
 void begin_mpi_session() {
   int provided = 0;
   LOOKBACK_MPI_TRY(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+  // Errors come back as codes (reported in one line) rather than aborting the job; the communicators
+  // duplicated from the world inherit this.
+  LOOKBACK_MPI_TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   auto s = std::make_unique<session_state>();
   s->control = std::make_unique<dist::mpi_communicator>(MPI_COMM_WORLD);
   s->info.rank = s->control->rank();

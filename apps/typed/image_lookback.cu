@@ -34,12 +34,23 @@ void convolve2d_gpu(io::dtype type, const void* d_in, void* d_out, int height, i
   });
 }
 
-void summed_area_table_gpu(io::dtype acc, const void* d_in, void* d_table, int height, int width, cudaStream_t stream) {
+void summed_area_table_gpu(io::dtype acc, const void* d_in, void* d_table, int height, int width, void* d_temp,
+                           std::size_t temp_bytes, cudaStream_t stream) {
   visit_accumulator(acc, [&](auto zero) {
     using Acc = decltype(zero);
-    lookback::summed_area_table(static_cast<const Acc*>(d_in), width, static_cast<Acc*>(d_table), width, height, width,
-                                stream);
+    lookback::summed_area_table(d_temp, temp_bytes, static_cast<const Acc*>(d_in), width, static_cast<Acc*>(d_table),
+                                width, height, width, stream);
   });
+}
+
+std::size_t summed_area_table_temp_bytes(io::dtype acc, int height, int width) {
+  std::size_t bytes = 0;
+  visit_accumulator(acc, [&](auto zero) {
+    using Acc = decltype(zero);
+    lookback::summed_area_table(nullptr, bytes, static_cast<const Acc*>(nullptr), width, static_cast<Acc*>(nullptr),
+                                width, height, width, cudaStream_t{});
+  });
+  return bytes;
 }
 
 void box_mean_gpu(io::dtype acc, io::dtype out_type, const void* d_table, void* d_out, int height, int width,

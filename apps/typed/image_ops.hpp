@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace lookback::typed {
@@ -26,7 +27,10 @@ struct mask_view {
 
 void convolve2d_gpu(io::dtype type, const void* d_in, void* d_out, int height, int width, const mask_view& mask,
                     boundary b, cudaStream_t stream);
-void summed_area_table_gpu(io::dtype acc, const void* d_in, void* d_table, int height, int width, cudaStream_t stream);
+void summed_area_table_gpu(io::dtype acc, const void* d_in, void* d_table, int height, int width, void* d_temp,
+                           std::size_t temp_bytes, cudaStream_t stream);
+/// The temporary storage summed_area_table_gpu takes for a height x width table.
+std::size_t summed_area_table_temp_bytes(io::dtype acc, int height, int width);
 /// out(r, c) = the sum of the (2 radius + 1)^2 window about (r, c), zeros past the edges, divided by
 /// (2 radius + 1)^2: from the table (accumulator `acc`) in O(1) a pixel, written as `out_type` (a filter type).
 void box_mean_gpu(io::dtype acc, io::dtype out_type, const void* d_table, void* d_out, int height, int width,

@@ -43,6 +43,16 @@ TEST_F(host_ranks, a_failing_rank_stops_every_rank_naming_it) {
   }
 }
 
+// Signed bytes combine as signed numbers: rank r holds -1 - r and 1.
+TEST_F(host_ranks, signed_bytes_reduce_as_signed_numbers) {
+  const std::int8_t mine[2] = {static_cast<std::int8_t>(-1 - comm.rank()), 1};
+  std::int8_t low = 0, high = 0;
+  reduce(backend, comm, mine, 2, &low, minimum{});
+  reduce(backend, comm, mine, 2, &high, maximum{});
+  EXPECT_EQ(low, -comm.size());
+  EXPECT_EQ(high, 1);
+}
+
 TEST_F(host_ranks, sort_refuses_a_bit_range_outside_the_key_on_every_rank) {
   std::vector<std::uint32_t> keys(5, 1u);
   EXPECT_THROW(sort_keys(backend, comm, keys.data(), 5, sort_options{false, 4, 33}), std::invalid_argument);

@@ -135,11 +135,13 @@ TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
 TYPED_TEST(convolution_2d, long_thin_masks_and_images_taller_than_the_grid) {
   using T = TypeParam;
   // 1 x 1801 taps: their tile and halo outgrow a block's shared memory (the direct kernel takes them).
-  // 45 x 47 taps, past the staged masks, over more rows than 65535 blocks of 8 rows cover.
+  // 45 x 47 taps, past the staged masks, over more rows than 65535 blocks of 8 rows cover. 3 x 3 (the
+  // blocked kernel) and 9 x 9 taps (the tiled one) over more rows than 65535 of their tiles cover.
   struct shape {
     int height, width, mask_height, mask_width;
   };
-  for (const shape s : {shape{20, 3000, 1, 1801}, shape{3000, 20, 1801, 1}, shape{524291, 1, 45, 47}}) {
+  for (const shape s : {shape{20, 3000, 1, 1801}, shape{3000, 20, 1801, 1}, shape{524291, 1, 45, 47},
+                        shape{2097211, 1, 3, 3}, shape{2097211, 1, 9, 9}}) {
     if (std::int64_t{s.height} * s.width > max_test_size()) continue;
     auto rng = make_rng(static_cast<std::uint64_t>(s.height) * 7 + s.mask_width);
     const auto x = random_reals<T>(static_cast<std::size_t>(s.height) * static_cast<std::size_t>(s.width), rng);
@@ -221,6 +223,12 @@ TEST(convolution_arguments, bad_masks_and_sizes_are_refused) {
   expect_refused("at least one tap", [&] { fir_filter<float>(somewhere, somewhere, 10, taps, 0); });
   expect_refused("odd sides", [&] { convolve2d<float>(somewhere, 4, somewhere, 4, 4, 4, taps, 2, 2, boundary::zero); });
   expect_refused("row pitch", [&] { convolve2d<float>(somewhere, 3, somewhere, 4, 4, 4, taps, 1, 1, boundary::zero); });
+  // Tap counts and sides whose index arithmetic would pass an int.
+  expect_refused("too large", [&] { convolve2d<float>(somewhere, 4, somewhere, 4, 4, 4, taps, 3, 715827883, boundary::zero); });
+  expect_refused("image side past", [&] {
+    convolve2d<float>(somewhere, std::numeric_limits<int>::max(), somewhere, std::numeric_limits<int>::max(), 1,
+                      std::numeric_limits<int>::max(), taps, 1, 1, boundary::zero);
+  });
 }
 
 TEST(convolution_arguments, null_arrays_are_refused) {

@@ -429,6 +429,31 @@ TEST_F(histogram_even_api, integer_bins_match_exact_arithmetic) {
   check_integer_bins_by_hand<std::int32_t>(-1000, 997, 255, n, 9);
 }
 
+// A policy's shared budget past what the device lets a block have (as 96 KiB is on Turing's 64) keeps
+// within the device's: fewer copies of the bins, or counts straight to global memory, not a launch the
+// device refuses.
+TEST_F(histogram_even_api, a_shared_budget_past_the_device_limit_keeps_within_it) {
+  using huge_budget = lookback::policy::histogram_config<256, 4, 1 << 30, false>;
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 100003);
+  auto rng = make_rng(11);
+  std::uniform_int_distribution<std::uint32_t> dist(0, 70000);
+  std::vector<std::uint32_t> xs(static_cast<std::size_t>(n));
+  for (std::uint32_t& x : xs) x = dist(rng);
+  const cuda_stream stream;
+  const auto d_samples = to_device(xs, stream);
+  for (const int bins : {4096, 40000, 65536}) {
+    std::vector<std::uint32_t> by_hand(static_cast<std::size_t>(bins));
+    for (const std::uint32_t x : xs)
+      if (x < static_cast<std::uint32_t>(bins)) ++by_hand[x];
+    device_buffer<std::uint32_t> d_counts(static_cast<std::size_t>(bins), stream);
+    d_counts.fill_bytes(poison_byte);
+    histogram::detail::run_with_policy<huge_budget>(
+        d_samples.data(), n, d_counts.data(), bins,
+        histogram::even_bins<std::uint32_t>::make(bins, 0, bins), stream.get());
+    EXPECT_EQ(to_host(d_counts), by_hand) << bins << " bins";
+  }
+}
+
 // No samples: a null array is accepted, and the counters are still cleared.
 TEST_F(histogram_even_api, a_null_array_of_no_samples_clears_the_counters) {
   const cuda_stream stream;

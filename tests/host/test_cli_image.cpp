@@ -117,6 +117,8 @@ std::vector<bad_run> bad_runs() {
   with_mask("int32", npy_text(array_of(std::vector<std::int32_t>{1}, {1, 1})), ex_dataerr,
             "{tmp}/m.npy: mask dtype int32 is not supported (supported: float32, float64)");
   with_mask("not_npy", "hello", ex_dataerr, "{tmp}/m.npy: not a .npy file");
+  with_mask("too_wide", npy_text(array_of(std::vector<float>(1025, 1.0f), {1, 1025})), ex_dataerr,
+            "{tmp}/m.npy: the mask's sides must be at most 1023, not 1 x 1025");
   t.conv2d("mask_missing", {"-i", "{tmp}/in.png", "--mask", "{tmp}/nomask.npy"}, {png_input}, ex_noinput,
            "{tmp}/nomask.npy: cannot open");
 

@@ -34,9 +34,13 @@ void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter*
   const std::int64_t wanted = (num_samples + per_block_trip - 1) / per_block_trip;
 
   const int warps = policy::threads / warp::warp_size;
-  const int copies = std::min(warps, policy::shared_budget_bytes / (num_bins * static_cast<int>(sizeof(unsigned))));
+  const auto shared_kernel = device::shared_histogram_kernel<policy, Sample, Counter, BinMap>;
+  // The budget within what this device lets a block have (64 KiB on Turing, less than the policy's).
+  const int budget =
+      std::min(policy::shared_budget_bytes, lookback::detail::shared_memory_limits_of(shared_kernel).dynamic_limit);
+  const int copies = std::min(warps, budget / (num_bins * static_cast<int>(sizeof(unsigned))));
   if (copies >= 1) {
-    const auto kernel = device::shared_histogram_kernel<policy, Sample, Counter, BinMap>;
+    const auto kernel = shared_kernel;
     const int shared_bytes = copies * num_bins * static_cast<int>(sizeof(unsigned));
     // resident_blocks also raises the kernel's dynamic shared-memory limit past 48 KiB when needed.
     const int blocks = static_cast<int>(std::min<std::int64_t>(

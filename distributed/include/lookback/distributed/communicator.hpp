@@ -23,7 +23,7 @@ struct maximum;
 
 namespace lookback::dist {
 
-enum class datatype { uint8, int32, uint32, int64, uint64, float32, float64 };
+enum class datatype { int8, uint8, int32, uint32, int64, uint64, float32, float64 };
 enum class reduce_op { sum, min, max };
 
 template <class T>
@@ -33,7 +33,7 @@ constexpr datatype datatype_of() {
   else {
     static_assert(std::is_integral_v<T> && (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8),
                   "collectives take 1-byte, 4- and 8-byte integers, float and double");
-    if constexpr (sizeof(T) == 1) return datatype::uint8;
+    if constexpr (sizeof(T) == 1) return std::is_signed_v<T> ? datatype::int8 : datatype::uint8;
     else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? datatype::int32 : datatype::uint32;
     else return std::is_signed_v<T> ? datatype::int64 : datatype::uint64;
   }

@@ -27,6 +27,7 @@ inline void mpi_try(int code, const char* call) {
 
 inline MPI_Datatype mpi_type(datatype type) {
   switch (type) {
+    case datatype::int8: return MPI_INT8_T;
     case datatype::uint8: return MPI_UINT8_T;
     case datatype::int32: return MPI_INT32_T;
     case datatype::uint32: return MPI_UINT32_T;
@@ -40,7 +41,7 @@ inline MPI_Datatype mpi_type(datatype type) {
 
 inline std::size_t type_bytes(datatype type) {
   switch (type) {
-    case datatype::uint8: return 1;
+    case datatype::int8: case datatype::uint8: return 1;
     case datatype::int32: case datatype::uint32: case datatype::float32: return 4;
     default: return 8;
   }
@@ -65,6 +66,9 @@ class mpi_communicator final : public communicator {
   /// Works on a duplicate of `comm`, so that its messages never meet the caller's.
   explicit mpi_communicator(MPI_Comm comm, memory where = memory::host) : memory_(where) {
     LOOKBACK_MPI_TRY(MPI_Comm_dup(comm, &comm_));
+    // MPI's default handler aborts the job on any error; returning the code lets LOOKBACK_MPI_TRY
+    // report it as a one-line error that the ranks agree on.
+    LOOKBACK_MPI_TRY(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     LOOKBACK_MPI_TRY(MPI_Comm_rank(comm_, &rank_));
     LOOKBACK_MPI_TRY(MPI_Comm_size(comm_, &size_));
   }
@@ -115,7 +119,11 @@ class mpi_communicator final : public communicator {
     LOOKBACK_MPI_TRY(MPI_Type_contiguous(static_cast<int>(item_bytes), MPI_BYTE, &item));
     LOOKBACK_MPI_TRY(MPI_Type_commit(&item));
     try {
-      if (std::max(send_items, recv_items) <= INT_MAX) {
+      // Every rank must take the same path (a collective on one, point to point on another never
+      // match): the collective only where no rank's offsets pass what an int holds.
+      int local_wide = std::max(send_items, recv_items) > INT_MAX ? 1 : 0, any_wide = 0;
+      LOOKBACK_MPI_TRY(MPI_Allreduce(&local_wide, &any_wide, 1, MPI_INT, MPI_MAX, comm_));
+      if (any_wide == 0) {
         std::vector<int> sc(size_), so(size_), rc(size_), ro(size_);
         for (int j = 0; j < size_; ++j) {
           sc[j] = static_cast<int>(send_counts[j]);

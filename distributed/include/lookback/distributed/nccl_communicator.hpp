@@ -29,6 +29,7 @@ inline void nccl_try(ncclResult_t code, const char* call, ncclComm_t comm = null
 
 inline ncclDataType_t nccl_type(datatype type) {
   switch (type) {
+    case datatype::int8: return ncclInt8;
     case datatype::uint8: return ncclUint8;
     case datatype::int32: return ncclInt32;
     case datatype::uint32: return ncclUint32;

@@ -66,6 +66,9 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
     std::int64_t items;
     std::int64_t asked_parts;
   };
+  // A rank whose inputs failed before the sort meets the others at an agreement, never at an exchange
+  // of a different size: so the sort opens with one.
+  agree(comm, std::string{});
   std::int64_t total = 0;
   const std::vector<call> calls = allgather_host(comm, call{n, asked_parts});
   for (const call& c : calls) {

@@ -46,15 +46,19 @@ std::vector<std::int64_t> find_cuts(Backend& backend, communicator& comm, const 
   auto d_counts = backend.template allocate<std::int64_t>(m * 256);
   std::vector<std::uint64_t> probes(static_cast<std::size_t>(m) * 256);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(m) * 256);
+  // Each local step ends at an agreement, so that one failing on a single rank stops every rank before
+  // the next exchange (the counts' all-gather would not match a failed rank's agreement).
   const auto count_locally = [&](std::int64_t q) {
-    backend.copy_from_host(probes.data(), d_probes.data(), q);
     guarded(comm, [&] {
+      backend.copy_from_host(probes.data(), d_probes.data(), q);
       backend.template count_at_most<Descending>(d_sorted, n, begin_bit, end_bit, d_probes.data(), q, d_counts.data());
     });
   };
   const auto fetch_counts = [&](std::int64_t q) {
-    backend.copy_to_host(d_counts.data(), counts.data(), q);
-    comm.sync_stream(backend.stream());
+    guarded(comm, [&] {
+      backend.copy_to_host(d_counts.data(), counts.data(), q);
+      comm.sync_stream(backend.stream());
+    });
   };
 
   for (int shift = end_bit - begin_bit; shift > 0;) {

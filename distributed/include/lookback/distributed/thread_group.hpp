@@ -34,14 +34,26 @@ class thread_group {
     } else {
       wait(lock, [&] { return round_ != round; });
     }
-    for (int r = 0; r < ranks_; ++r)
-      std::memcpy(static_cast<std::byte*>(recv) + static_cast<std::size_t>(r) * bytes,
-                  slots_[static_cast<std::size_t>(r)].data(), bytes);
+    // Ranks at different exchanges (one at an agreement, the others at a smaller all-gather) send
+    // different sizes: every rank names the first that differs from rank 0, rather than reading past
+    // the smaller slots.
+    int differing = -1;
+    for (int r = 0; r < ranks_ && differing < 0; ++r)
+      if (slots_[static_cast<std::size_t>(r)].size() != slots_[0].size()) differing = r;
+    if (differing < 0)
+      for (int r = 0; r < ranks_; ++r)
+        std::memcpy(static_cast<std::byte*>(recv) + static_cast<std::size_t>(r) * bytes,
+                    slots_[static_cast<std::size_t>(r)].data(), bytes);
+    const std::size_t first_bytes = slots_[0].size();
+    const std::size_t other_bytes = differing < 0 ? 0 : slots_[static_cast<std::size_t>(differing)].size();
     if (++drained_ == ranks_) {
       arrived_ = drained_ = 0;
       draining_ = false;
       changed_.notify_all();
     }
+    if (differing >= 0)
+      throw dist_error(differing, "exchanged " + std::to_string(other_bytes) + " bytes where rank 0 exchanged " +
+                                      std::to_string(first_bytes) + ": the ranks are at different steps");
   }
 
  private:

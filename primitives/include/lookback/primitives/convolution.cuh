@@ -5,7 +5,9 @@
 //   convolve2d:  y(r, c) = sum_{a, b} x(r - mh/2 + a, c - mw/2 + b) * m[a * mw + b]   (mh, mw odd)
 // float or double; what lies past the input's ends follows a boundary policy (convolution/boundary.cuh).
 // Masks come from host memory and travel with the launch (convolution/mask.cuh): nothing global is
-// shared between calls, and nothing here synchronises the host.
+// shared between calls, and nothing here synchronises the host. Masks past the largest tier (policy/
+// convolution_policy.cuh) are the exception: copied to device memory from a pageable snapshot, which
+// the driver may stage by waiting for the stream, and which a graph capture does not accept.
 #include <lookback/primitives/convolution/boundary.cuh>
 #include <lookback/primitives/convolution/mask.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -85,7 +88,7 @@ void blocked_convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int
   using policy = policy::convolution2d_blocked;
   const auto mask = mask_taps<T, policy::small_taps>::from(h_mask, side * side);
   const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
-                  (height + policy::tile_height - 1) / policy::tile_height);
+                  std::min((height + policy::tile_height - 1) / policy::tile_height, 65535));
   const dim3 block(policy::block_x, policy::block_y);
   switch (side) {
     case 3:
@@ -131,6 +134,9 @@ void fir_filter(const T* d_in, T* d_out, std::int64_t n, const T* h_taps, int nu
                                                           boundary::zero, stream);
 }
 
+/// The longest image or mask side convolve2d takes: a tile's indices, halo included, stay within an int.
+inline constexpr int max_image_side = std::numeric_limits<int>::max() / 4;
+
 /// Centred 2D convolution of a height x width image (row-major; pitches in elements, at least the
 /// width) with an odd mask_height x mask_width mask (row-major, host memory).
 template <class T>
@@ -144,10 +150,14 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
                                 " x " + std::to_string(mask_width));
   if (in_pitch < width || out_pitch < width)
     throw std::invalid_argument("lookback::convolve2d: a row pitch is smaller than the width");
-  // Tiles of rows map to the grid's y dimension (at most 65535 blocks).
-  if (height > 65535 * policy::tile_height)
-    throw std::invalid_argument("lookback::convolve2d: more than " + std::to_string(65535 * policy::tile_height) +
-                                " rows; filter the image in bands");
+  if (mask_height > max_image_side || mask_width > max_image_side ||
+      std::int64_t{mask_height} * mask_width > std::numeric_limits<int>::max())
+    throw std::invalid_argument("lookback::convolve2d: a mask of " + std::to_string(mask_height) + " x " +
+                                std::to_string(mask_width) + " taps is too large");
+  // Column and row indices, halos included, stay within an int (the kernels' tiles and grids count in int).
+  if (width > max_image_side || height > max_image_side)
+    throw std::invalid_argument("lookback::convolve2d: an image side past " + std::to_string(max_image_side) +
+                                " pixels (" + std::to_string(height) + " x " + std::to_string(width) + ")");
   if (height == 0 || width == 0) return;
   const std::int64_t pixels = std::int64_t{height} * width;
   lookback::detail::check_array(d_in, pixels, "lookback::convolve2d", "d_in");
@@ -168,7 +178,7 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
         if (staged && lookback::detail::fits_dynamic_shared_memory(tiled, shared)) {
           lookback::detail::allow_dynamic_shared_memory(tiled, shared);
           const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
-                          (height + policy::tile_height - 1) / policy::tile_height);
+                          std::min((height + policy::tile_height - 1) / policy::tile_height, 65535));
           tiled<<<grid, dim3(policy::block_x, policy::block_y), shared, stream>>>(
               d_in, in_pitch, d_out, out_pitch, height, width, mask, mask_height, mask_width, b);
         } else {

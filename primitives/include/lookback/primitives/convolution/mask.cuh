@@ -2,7 +2,8 @@
 // Convolution masks passed to kernels by value: kernel parameters live in the constant bank, so every
 // thread reading the same tap at once is a broadcast, as with a __constant__ array, but each launch
 // carries its own mask. Two streams filtering with different masks at once cannot clobber each other,
-// and a captured graph keeps its mask. Masks wider than the largest tier read global memory instead.
+// and a captured graph keeps its mask. Masks wider than the largest tier read global memory instead,
+// copied there from a pageable snapshot: that copy may wait for the stream and cannot be captured.
 #include <cstdint>
 #include <cstring>
 

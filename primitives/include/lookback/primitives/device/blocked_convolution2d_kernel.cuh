@@ -65,36 +65,41 @@ __global__ void __launch_bounds__(Policy::block_x * Policy::block_y)
   constexpr int staged_w = Policy::tile_width + 2 * pad;
   __shared__ alignas(16) T staged[staged_h][staged_w];
   const int first_col = static_cast<int>(blockIdx.x) * Policy::tile_width;
-  const int first_row = static_cast<int>(blockIdx.y) * Policy::tile_height;
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
-  const bool rows_aligned = in_pitch % per_vector == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-  stage_tile2d<Policy::block_x * Policy::block_y>(staged, d_in, in_pitch, height, width, first_row - MaskH / 2,
-                                                   first_col - pad, rows_aligned, b, ty * Policy::block_x + tx);
-  __syncthreads();
-
-  T acc[rows];
-#pragma unroll
-  for (int o = 0; o < rows; ++o) acc[o] = T{0};
-#pragma unroll
-  for (int s = 0; s < rows + MaskH - 1; ++s) {
-    T v[MaskW];
-#pragma unroll
-    for (int c = 0; c < MaskW; ++c) v[c] = staged[ty * rows + s][tx + pad - MaskW / 2 + c];
-    // Staged row s is row a of the window of output row s - a.
-#pragma unroll
-    for (int a = 0; a < MaskH; ++a) {
-      if (s - a < 0 || s - a >= rows) continue;
-#pragma unroll
-      for (int c = 0; c < MaskW; ++c) acc[s - a] += v[c] * mask[a * MaskW + c];
-    }
-  }
   const int col = first_col + tx;
-  if (col >= width) return;
+  const bool rows_aligned = in_pitch % per_vector == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  // Tiles of rows stride by the grid: its y dimension (at most 65535 blocks) need not cover the image.
+  const int row_tiles = (height + Policy::tile_height - 1) / Policy::tile_height;
+  for (int tile_y = static_cast<int>(blockIdx.y); tile_y < row_tiles; tile_y += static_cast<int>(gridDim.y)) {
+    const int first_row = tile_y * Policy::tile_height;
+    if (tile_y != static_cast<int>(blockIdx.y)) __syncthreads();  // every read of the last tile done
+    stage_tile2d<Policy::block_x * Policy::block_y>(staged, d_in, in_pitch, height, width, first_row - MaskH / 2,
+                                                     first_col - pad, rows_aligned, b, ty * Policy::block_x + tx);
+    __syncthreads();
+
+    T acc[rows];
 #pragma unroll
-  for (int o = 0; o < rows; ++o) {
-    const int row = first_row + ty * rows + o;
-    if (row < height) d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc[o];
+    for (int o = 0; o < rows; ++o) acc[o] = T{0};
+#pragma unroll
+    for (int s = 0; s < rows + MaskH - 1; ++s) {
+      T v[MaskW];
+#pragma unroll
+      for (int c = 0; c < MaskW; ++c) v[c] = staged[ty * rows + s][tx + pad - MaskW / 2 + c];
+      // Staged row s is row a of the window of output row s - a.
+#pragma unroll
+      for (int a = 0; a < MaskH; ++a) {
+        if (s - a < 0 || s - a >= rows) continue;
+#pragma unroll
+        for (int c = 0; c < MaskW; ++c) acc[s - a] += v[c] * mask[a * MaskW + c];
+      }
+    }
+    if (col >= width) continue;
+#pragma unroll
+    for (int o = 0; o < rows; ++o) {
+      const int row = first_row + ty * rows + o;
+      if (row < height) d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc[o];
+    }
   }
 }
 

@@ -70,32 +70,37 @@ __global__ void __launch_bounds__(Policy::block_x * Policy::block_y)
   const int staged_width = Policy::tile_width + mask_width - 1;
   const int staged_height = Policy::tile_height + mask_height - 1;
   const int first_col = static_cast<int>(blockIdx.x) * Policy::tile_width;
-  const int first_row = static_cast<int>(blockIdx.y) * Policy::tile_height;
   const int top = mask_height / 2;
   const int left = mask_width / 2;
   const int thread = static_cast<int>(threadIdx.y) * Policy::block_x + static_cast<int>(threadIdx.x);
   constexpr int threads = Policy::block_x * Policy::block_y;
-  for (int k = thread; k < staged_width * staged_height; k += threads) {
-    const int sr = k / staged_width;
-    const int sc = k - sr * staged_width;
-    const std::int64_t r = source_index(first_row - top + sr, height, b);
-    const std::int64_t c = source_index(first_col - left + sc, width, b);
-    staged[k] = (r < 0 || c < 0) ? T{0} : d_in[r * in_pitch + c];
-  }
-  __syncthreads();
   const int col = first_col + static_cast<int>(threadIdx.x);
-  if (col >= width) return;
-#pragma unroll
-  for (int m = 0; m < Policy::rows_per_thread; ++m) {
-    const int tile_row = static_cast<int>(threadIdx.y) + m * Policy::block_y;
-    const int row = first_row + tile_row;
-    if (row >= height) break;
-    T acc{0};
-    for (int a = 0; a < mask_height; ++a) {
-      const T* window = staged + (tile_row + a) * staged_width + threadIdx.x;
-      for (int c = 0; c < mask_width; ++c) acc += window[c] * mask[a * mask_width + c];
+  // Tiles of rows stride by the grid: its y dimension (at most 65535 blocks) need not cover the image.
+  const int row_tiles = (height + Policy::tile_height - 1) / Policy::tile_height;
+  for (int tile_y = static_cast<int>(blockIdx.y); tile_y < row_tiles; tile_y += static_cast<int>(gridDim.y)) {
+    const int first_row = tile_y * Policy::tile_height;
+    if (tile_y != static_cast<int>(blockIdx.y)) __syncthreads();  // every read of the last tile done
+    for (int k = thread; k < staged_width * staged_height; k += threads) {
+      const int sr = k / staged_width;
+      const int sc = k - sr * staged_width;
+      const std::int64_t r = source_index(first_row - top + sr, height, b);
+      const std::int64_t c = source_index(first_col - left + sc, width, b);
+      staged[k] = (r < 0 || c < 0) ? T{0} : d_in[r * in_pitch + c];
     }
-    d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc;
+    __syncthreads();
+    if (col >= width) continue;
+#pragma unroll
+    for (int m = 0; m < Policy::rows_per_thread; ++m) {
+      const int tile_row = static_cast<int>(threadIdx.y) + m * Policy::block_y;
+      const int row = first_row + tile_row;
+      if (row >= height) break;
+      T acc{0};
+      for (int a = 0; a < mask_height; ++a) {
+        const T* window = staged + (tile_row + a) * staged_width + threadIdx.x;
+        for (int c = 0; c < mask_width; ++c) acc += window[c] * mask[a * mask_width + c];
+      }
+      d_out[static_cast<std::int64_t>(row) * out_pitch + col] = acc;
+    }
   }
 }
 

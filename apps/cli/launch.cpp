@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <string>
 
 #if defined(LOOKBACK_HAVE_NCCL)
 #include <lookback/distributed/nccl_communicator.hpp>
@@ -41,6 +43,25 @@ int gpus_present() {
     return 0;
   }
   return n;
+}
+
+/// Where a rank of an MPI launch runs: its host (a hash of the name), local rank, the GPUs it sees, and
+/// the UUID of the one it took.
+struct gpu_placement {
+  std::uint64_t host;
+  int local_rank;
+  int present;
+  unsigned char uuid[16];
+};
+
+gpu_placement gpu_placement_of(const mpi_rank_info& me, int present, const cudaUUID_t& uuid) {
+  gpu_placement p{};
+  p.host = std::hash<std::string>{}(me.host);
+  p.local_rank = me.local_rank;
+  p.present = present;
+  static_assert(sizeof(uuid.bytes) == sizeof(p.uuid), "a CUDA UUID is 16 bytes");
+  std::memcpy(p.uuid, uuid.bytes, sizeof(p.uuid));
+  return p;
 }
 
 /// FNV-1a over the words that decide the result: each host's memory limits may differ, nothing else.
@@ -183,19 +204,38 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
                           "the same options, on the same files)");
   });
   auto local = std::make_unique<local_rank>();
+  // Each rank takes its local rank's turn among the GPUs it sees: the host's GPUs, or the one a scheduler
+  // bound to it (Slurm's --gpus-per-task=1, a CUDA_VISIBLE_DEVICES of its own). NCCL takes one GPU a
+  // rank, so ranks of one host that land on the same GPU (by its UUID) are refused, the later one named.
+  gpu_placement placed{};
   agreed(session_control(), [&] {
         if (backend_ == backend::cpu) return;
         const mpi_rank_info& me = *mpi_session();
         const int present = gpus_present();
-        if (me.local_rank >= present)
-          throw cli_error(exit_code::unavailable,
-                          "local rank " + std::to_string(me.local_rank) + " on " + me.host + " has no GPU of its own (" +
-                              gpu_count_text(present) +
-                              " there; NCCL takes one GPU a rank): start at most that many ranks a host, or use --backend cpu");
-        local->device = me.local_rank;
+        if (present == 0)
+          throw cli_error(exit_code::unavailable, "local rank " + std::to_string(me.local_rank) + " on " + me.host +
+                                                      " has no GPU of its own (it sees none): use --backend cpu");
+        local->device = me.local_rank % present;
         devices_ = {local->device};
         LOOKBACK_CUDA_TRY(cudaSetDevice(local->device));
+        cudaDeviceProp properties{};
+        LOOKBACK_CUDA_TRY(cudaGetDeviceProperties(&properties, local->device));
+        placed = gpu_placement_of(me, present, properties.uuid);
         LOOKBACK_CUDA_TRY(cudaStreamCreateWithFlags(&local->stream, cudaStreamNonBlocking));
+  });
+  const std::vector<gpu_placement> placements = dist::allgather_host(session_control(), placed);
+  agreed(session_control(), [&] {
+        if (backend_ == backend::cpu) return;
+        for (std::size_t r = 0; r < static_cast<std::size_t>(rank_); ++r) {
+          const gpu_placement& other = placements[r];
+          if (other.host != placed.host || std::memcmp(other.uuid, placed.uuid, sizeof(placed.uuid)) != 0) continue;
+          throw cli_error(exit_code::unavailable,
+                          "local rank " + std::to_string(placed.local_rank) + " on " + mpi_session()->host +
+                              " has no GPU of its own: it would share local rank " + std::to_string(other.local_rank) +
+                              "'s (" + gpu_count_text(placed.present) +
+                              " visible to it; NCCL takes one GPU a rank): start at most that many ranks a host, bind "
+                              "one GPU to each rank, or use --backend cpu");
+        }
   });
   agreed(session_control(), [&] {
 #if defined(LOOKBACK_HAVE_NCCL)

@@ -330,6 +330,27 @@ TEST_F(CliDistributedGpuTest, EveryGpuOfTheMachineEqualsOneGpu) {
   check_against_one_gpu(gpus);
 }
 
+// Ranks that each see only their own GPU, as under Slurm's --gpus-per-task=1: both are local rank
+// 0's or 1's turn of the one GPU they see, and they are different GPUs.
+TEST_F(CliDistributedGpuTest, RanksBoundToAGpuEachByTheLauncherRun) {
+  int gpus = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&gpus), cudaSuccess);
+  if (gpus < 2) GTEST_SKIP() << "one GPU on this machine: binding a GPU to each of two ranks needs two";
+  write_random<std::int32_t>("in.npy", 100003, 23, 1000);
+  std::vector<std::string> words;
+  for (int r = 0; r < 2; ++r) {
+    if (r > 0) words.push_back(":");
+    const std::vector<std::string> rank{"-np", "1", "-x", "CUDA_VISIBLE_DEVICES=" + std::to_string(r), "lookback",
+                                        "scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--distributed", "--backend",
+                                        "gpu", "--verify"};
+    words.insert(words.end(), rank.begin(), rank.end());
+  }
+  const run_result r = mpirun(words);
+  ASSERT_EQ(r.exit_code, ex_ok) << r;
+  EXPECT_TRUE(contains(r.out, "2 ranks over NCCL")) << r;
+  EXPECT_TRUE(contains(r.out, "outputs match")) << r;
+}
+
 TEST_F(CliDistributedGpuTest, MoreRanksThanGpusOnAHostAreRefused) {
   int gpus = 0;
   ASSERT_EQ(cudaGetDeviceCount(&gpus), cudaSuccess);

@@ -23,7 +23,7 @@ class thread_group {
   /// Called by every rank's thread with the same `bytes`: recv gets every rank's send, in rank order.
   void allgather(int rank, const void* send, void* recv, std::size_t bytes) {
     std::unique_lock<std::mutex> lock(mutex_);
-    wait(lock, [&] { return !draining_; });
+    wait(lock, rank, [&] { return !draining_; });
     slots_[static_cast<std::size_t>(rank)].assign(static_cast<const std::byte*>(send),
                                                   static_cast<const std::byte*>(send) + bytes);
     const std::size_t round = round_;
@@ -32,7 +32,7 @@ class thread_group {
       ++round_;
       changed_.notify_all();
     } else {
-      wait(lock, [&] { return round_ != round; });
+      wait(lock, rank, [&] { return round_ != round; });
     }
     // Ranks at different exchanges (one at an agreement, the others at a smaller all-gather) send
     // different sizes: every rank names the first that differs from rank 0, rather than reading past
@@ -58,9 +58,9 @@ class thread_group {
 
  private:
   template <class Ready>
-  void wait(std::unique_lock<std::mutex>& lock, Ready ready) {
+  void wait(std::unique_lock<std::mutex>& lock, int rank, Ready ready) {
     if (!changed_.wait_for(lock, timeout_, ready))
-      throw dist_error(-1, "timed out after " + std::to_string(timeout_.count() / 1000) +
+      throw dist_error(rank, "timed out after " + std::to_string(timeout_.count() / 1000) +
                                " s waiting for the other ranks (threads) to exchange");
   }
 

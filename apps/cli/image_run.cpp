@@ -12,6 +12,7 @@
 
 #include <lookback/algorithms/cpu/summed_area_table.hpp>
 #include <lookback/primitives/device_buffer.cuh>
+#include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/stream.cuh>
 
 #include <algorithm>
@@ -283,13 +284,13 @@ image_result boxfilter_image(const io::host_array& pixels, int radius, backend b
     typed::summed_area_table_cpu(acc, in, table.data(), s.height, s.width);
     typed::box_mean_cpu(acc, out_type, table.data(), out, s.height, s.width, radius);
   };
-  // The table, then the table's own temporary storage (at a 256-byte boundary).
-  const std::size_t table_end = (table_bytes + 255) / 256 * 256;
+  // The table, then the table's own temporary storage.
   const std::size_t sat_temp_bytes = typed::summed_area_table_temp_bytes(acc, s.height, s.width);
-  op.temp_bytes = table_end + sat_temp_bytes;
-  op.gpu = [&](const void* d_in, void* d_out, void* d_table, cudaStream_t stream) {
-    typed::summed_area_table_gpu(acc, d_in, d_table, s.height, s.width, static_cast<std::byte*>(d_table) + table_end,
-                                 sat_temp_bytes, stream);
+  const lookback::detail::temp_layout scratch{table_bytes, sat_temp_bytes};
+  op.temp_bytes = scratch.total();
+  op.gpu = [&](const void* d_in, void* d_out, void* d_temp, cudaStream_t stream) {
+    void* const d_table = scratch.part(d_temp, 0);
+    typed::summed_area_table_gpu(acc, d_in, d_table, s.height, s.width, scratch.part(d_temp, 1), sat_temp_bytes, stream);
     typed::box_mean_gpu(acc, out_type, d_table, d_out, s.height, s.width, radius, stream);
   };
   op.check = [&](int channel, const bytes& in, const bytes& gpu_out, checker& check) {

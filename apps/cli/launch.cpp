@@ -223,9 +223,10 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
         placed = gpu_placement_of(me, present, properties.uuid);
         LOOKBACK_CUDA_TRY(cudaStreamCreateWithFlags(&local->stream, cudaStreamNonBlocking));
   });
-  const std::vector<gpu_placement> placements = dist::allgather_host(session_control(), placed);
-  agreed(session_control(), [&] {
-        if (backend_ == backend::cpu) return;
+  // Every rank has the same backend (the fingerprint says so), so all or none exchange placements.
+  if (backend_ != backend::cpu) {
+    const std::vector<gpu_placement> placements = dist::allgather_host(session_control(), placed);
+    agreed(session_control(), [&] {
         for (std::size_t r = 0; r < static_cast<std::size_t>(rank_); ++r) {
           const gpu_placement& other = placements[r];
           if (other.host != placed.host || std::memcmp(other.uuid, placed.uuid, sizeof(placed.uuid)) != 0) continue;
@@ -236,7 +237,8 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
                               " visible to it; NCCL takes one GPU a rank): start at most that many ranks a host, bind "
                               "one GPU to each rank, or use --backend cpu");
         }
-  });
+    });
+  }
   agreed(session_control(), [&] {
 #if defined(LOOKBACK_HAVE_NCCL)
         if (backend_ == backend::gpu) local->comm = nccl_over_session(local->device);

@@ -6,6 +6,7 @@
 
 #include <lookback/algorithms/summed_area_table.cuh>
 #include <lookback/primitives/convolution.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/error.cuh>
 
 #include <algorithm>
@@ -61,7 +62,7 @@ void box_mean_gpu(io::dtype acc, io::dtype out_type, const void* d_table, void* 
     visit_filter_type(out_type, [&](auto out_zero) {
       using Out = decltype(out_zero);
       const dim3 block(32, 8);
-      const dim3 grid((width + 31) / 32, std::min((height + 7) / 8, 65535));
+      const dim3 grid((width + 31) / 32, lookback::detail::grid_rows(height, 8));
       box_mean_kernel<<<grid, block, 0, stream>>>(static_cast<const Acc*>(d_table), static_cast<Out*>(d_out), height,
                                                   width, radius);
       LOOKBACK_CUDA_TRY(cudaGetLastError());

@@ -40,13 +40,12 @@ void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter*
       std::min(policy::shared_budget_bytes, lookback::detail::shared_memory_limits_of(shared_kernel).dynamic_limit);
   const int copies = std::min(warps, budget / (num_bins * static_cast<int>(sizeof(unsigned))));
   if (copies >= 1) {
-    const auto kernel = shared_kernel;
     const int shared_bytes = copies * num_bins * static_cast<int>(sizeof(unsigned));
     // resident_blocks also raises the kernel's dynamic shared-memory limit past 48 KiB when needed.
     const int blocks = static_cast<int>(std::min<std::int64_t>(
-        wanted, lookback::detail::resident_blocks(kernel, policy::threads, shared_bytes)));
-    kernel<<<blocks, policy::threads, shared_bytes, stream>>>(d_samples, num_samples, aligned, bin_of, num_bins,
-                                                              copies, d_histogram);
+        wanted, lookback::detail::resident_blocks(shared_kernel, policy::threads, shared_bytes)));
+    shared_kernel<<<blocks, policy::threads, shared_bytes, stream>>>(d_samples, num_samples, aligned, bin_of, num_bins,
+                                                                     copies, d_histogram);
   } else {
     const auto kernel = device::global_histogram_kernel<policy, Sample, Counter, BinMap>;
     const int blocks = static_cast<int>(

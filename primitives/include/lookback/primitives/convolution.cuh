@@ -88,7 +88,7 @@ void blocked_convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int
   using policy = policy::convolution2d_blocked;
   const auto mask = mask_taps<T, policy::small_taps>::from(h_mask, side * side);
   const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
-                  std::min((height + policy::tile_height - 1) / policy::tile_height, 65535));
+                  lookback::detail::grid_rows(height, policy::tile_height));
   const dim3 block(policy::block_x, policy::block_y);
   switch (side) {
     case 3:
@@ -178,12 +178,12 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
         if (staged && lookback::detail::fits_dynamic_shared_memory(tiled, shared)) {
           lookback::detail::allow_dynamic_shared_memory(tiled, shared);
           const dim3 grid((width + policy::tile_width - 1) / policy::tile_width,
-                          std::min((height + policy::tile_height - 1) / policy::tile_height, 65535));
+                          lookback::detail::grid_rows(height, policy::tile_height));
           tiled<<<grid, dim3(policy::block_x, policy::block_y), shared, stream>>>(
               d_in, in_pitch, d_out, out_pitch, height, width, mask, mask_height, mask_width, b);
         } else {
           const auto kernel = convolution::device::direct_convolution2d_kernel<T, mask_t>;
-          const dim3 grid((width + 31) / 32, std::min((height + 7) / 8, 65535));
+          const dim3 grid((width + 31) / 32, lookback::detail::grid_rows(height, 8));
           kernel<<<grid, dim3(32, 8), 0, stream>>>(d_in, in_pitch, d_out, out_pitch, height, width, mask, mask_height,
                                                   mask_width, b);
         }

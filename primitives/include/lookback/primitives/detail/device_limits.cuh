@@ -63,6 +63,12 @@ void prefer_shared_memory(Kernel kernel) {
   });
 }
 
+/// A grid's y extent for `rows` rows, `rows_per_block` a block: at most 65535 blocks, the kernel striding
+/// over the rest.
+inline int grid_rows(int rows, int rows_per_block) {
+  return std::min((rows + rows_per_block - 1) / rows_per_block, 65535);
+}
+
 /// Blocks of `kernel` an SM of the current device holds at once (0 if none fits).
 template <class Kernel>
 int blocks_per_sm(Kernel kernel, int threads, int dynamic_shared_bytes = 0) {

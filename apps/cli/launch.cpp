@@ -195,6 +195,17 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
   }
   // Every rank has opened its inputs (a rank that failed before joins this agreement from main).
   agreed(session_control(), [] {});
+  // --backend auto resolves on each host alone: one without a GPU takes the CPU. Said before the
+  // fingerprint, which would only find the ranks' command lines different.
+  const int on_gpu = backend_ == backend::gpu ? 1 : 0;
+  const std::vector<int> backends = dist::allgather_host(session_control(), on_gpu);
+  agreed(session_control(), [&] {
+        if (on_gpu != backends[0])
+          throw cli_error(exit_code::unavailable,
+                          std::string("it runs on the ") + (on_gpu != 0 ? "GPU" : "CPU (it sees no usable GPU)") +
+                              " where rank 0 runs on the " + (backends[0] != 0 ? "GPU" : "CPU") +
+                              ": every rank needs a GPU, or name --backend cpu");
+  });
   const std::uint64_t mine = fingerprint(command, words, inputs, backend_);
   const std::vector<std::uint64_t> all = dist::allgather_host(session_control(), mine);
   agreed(session_control(), [&] {

@@ -8,6 +8,8 @@
 #include <lookback/distributed/run_exchange.hpp>
 
 #include <algorithm>
+#include <new>
+#include <sysexits.h>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +43,28 @@ TEST_F(host_ranks, a_failing_rank_stops_every_rank_naming_it) {
     EXPECT_EQ(e.rank(), failing);
     EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(failing) + ": slice unreadable");
   }
+}
+
+// Out of memory on one rank is out of memory on every rank (EX_OSERR, as a single process reports it),
+// whether the host's or the device's; any other failure carries no exit code.
+TEST_F(host_ranks, a_rank_out_of_memory_stops_every_rank_with_the_os_error_code) {
+  const int failing = comm.size() - 1;
+  const auto exit_code_when = [&](auto fail) {
+    try {
+      guarded(comm, [&] {
+        if (comm.rank() == failing) fail();
+      });
+    } catch (const dist_error& e) {
+      EXPECT_EQ(e.rank(), failing);
+      return e.exit_code();
+    }
+    ADD_FAILURE() << "no rank threw";
+    return -1;
+  };
+  EXPECT_EQ(exit_code_when([] { throw std::bad_alloc(); }), EX_OSERR);
+  EXPECT_EQ(exit_code_when([] { LOOKBACK_CUDA_TRY(cudaErrorMemoryAllocation); }), EX_OSERR);
+  EXPECT_EQ(exit_code_when([] { LOOKBACK_CUDA_TRY(cudaErrorInvalidValue); }), 0);
+  EXPECT_EQ(exit_code_when([] { throw std::runtime_error("slice unreadable"); }), 0);
 }
 
 // Signed bytes combine as signed numbers: rank r holds -1 - r and 1.

@@ -351,6 +351,23 @@ TEST_F(CliDistributedGpuTest, RanksBoundToAGpuEachByTheLauncherRun) {
   EXPECT_TRUE(contains(r.out, "outputs match")) << r;
 }
 
+// --backend auto on a rank that sees no GPU takes the CPU, where rank 0 takes its GPU: refused as
+// such, not as command lines that differ.
+TEST_F(CliDistributedGpuTest, RanksWhoseAutoBackendsDifferAreRefusedAsSuch) {
+  write_random<std::int32_t>("in.npy", 1000, 24, 1000);
+  write_file(path("out.npy"), "old");
+  std::vector<std::string> words;
+  for (int r = 0; r < 2; ++r) {
+    if (r > 0) words.push_back(":");
+    const std::vector<std::string> rank{"-np", "1", "-x", r == 0 ? "CUDA_VISIBLE_DEVICES=0" : "CUDA_VISIBLE_DEVICES=",
+                                        "lookback", "scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--distributed"};
+    words.insert(words.end(), rank.begin(), rank.end());
+  }
+  const run_result r = mpirun(words);
+  expect_stopped_cleanly(r, ex_unavailable, "lookback scan: rank 1: ",
+                         "runs on the CPU (it sees no usable GPU) where rank 0 runs on the GPU", {"in.npy", "out.npy"});
+}
+
 TEST_F(CliDistributedGpuTest, MoreRanksThanGpusOnAHostAreRefused) {
   int gpus = 0;
   ASSERT_EQ(cudaGetDeviceCount(&gpus), cudaSuccess);

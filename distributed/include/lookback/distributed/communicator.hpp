@@ -4,13 +4,16 @@
 // ordered on the caller's stream, plus small host-side exchanges that steer the algorithms (counts,
 // failures). Two implementations: nccl_communicator.hpp and mpi_communicator.hpp.
 #include <lookback/distributed/dist_error.hpp>
+#include <lookback/primitives/error.cuh>
 
 #include <cuda_runtime_api.h>
+#include <sysexits.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -107,21 +110,34 @@ inline void agree(communicator& comm, const std::string& failure, int exit_code 
 
 /// Runs one rank's local step, then agrees with the others, so that a failure on any rank stops every
 /// rank at the same point, before the next collective could wait for the failed one. A dist_error
-/// passes through: every rank threw it at the same agreement.
+/// passes through: every rank threw it at the same agreement. Running out of host or device memory
+/// travels as EX_OSERR, so that a command reports it as it does a single process's; other failures
+/// carry no exit code of their own.
 template <class F>
 void guarded(communicator& comm, F&& step) {
+  constexpr int out_of_memory = EX_OSERR;
   std::string failure;
+  int exit_code = 0;
   try {
     step();
   } catch (const dist_error&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    failure = "out of host memory";
+    exit_code = out_of_memory;
+  } catch (const cuda_error& e) {
+    failure = e.what();
+    if (e.code() == cudaErrorMemoryAllocation) {
+      failure = "out of device memory: " + failure;
+      exit_code = out_of_memory;
+    }
   } catch (const std::exception& e) {
     failure = e.what();
     if (failure.empty()) failure = "failed";
   } catch (...) {
     failure = "failed with an unknown exception";
   }
-  agree(comm, failure);
+  agree(comm, failure, exit_code);
 }
 
 }  // namespace lookback::dist

@@ -6,6 +6,7 @@
 #include "cli/fir_run.hpp"
 #include "io/atomic_file.hpp"
 #include "io/audio.hpp"
+#include "io/io_error.hpp"
 #include "io/npy.hpp"
 #include "typed/fir_design.hpp"
 
@@ -123,7 +124,7 @@ int fir_command(const args& a) {
       ("taps", po::value(&o.taps_path), "the filter's taps: a 1-D float32 or float64 .npy")
       ("lowpass", po::value(&o.lowpass), "HZ: design a lowpass filter with this cutoff")
       ("highpass", po::value(&o.highpass), "HZ: design a highpass filter (odd --num-taps)")
-      ("bandpass", po::value(&o.bandpass), "LO:HI in Hz: design a bandpass filter (odd --num-taps)")
+      ("bandpass", po::value(&o.bandpass), "LO:HI in Hz: design a bandpass filter")
       ("num-taps", po::value(&o.num_taps), "taps of a designed filter (default 101)")
       ("window", po::value(&o.window), "hamming | blackman | kaiser | kaiser:BETA (default hamming; kaiser's beta 8.6)")
       ("format", po::value(&format), "float: write 32-bit float samples (default: the input's sample format)")
@@ -155,6 +156,9 @@ int fir_command(const args& a) {
       throw cli_error(exit_code::usage, "--format float: " + input + " is FLAC, which holds integer samples only");
   }
 
+  // Said before the filtering rather than 4 GiB into the output (--format float doubles 16-bit data).
+  if (const std::string problem = io::too_long_problem(out_format, in.frames()); !problem.empty())
+    throw io::io_error(io::error_kind::cant_create, output, problem);
   const fir_report r = filter_audio(in, output, out_format, f.taps, block_frames, b, common.verify);
   std::cout << "fir " << f.description << ": " << input << " (" << describe(in.format()) << ", " << r.frames
             << " frames) -> " << output << " (" << io::container_name(out_format.container) << " "

@@ -55,7 +55,7 @@ bytes plane_as(const io::host_array& a, int channel, io::dtype to) {
   bytes plane(s.pixels() * io::dtype_size(to));
   visit_pixels(a.type, [&](auto from_zero) {
     using From = decltype(from_zero);
-    typed::visit_accumulator(to, [&](auto to_zero) {
+    visit_pixels(to, [&](auto to_zero) {
       using To = decltype(to_zero);
       auto* out = reinterpret_cast<To*>(plane.data());
       for (std::size_t i = 0; i < s.pixels(); ++i) out[i] = static_cast<To>(a.as<From>()[i * s.channels + channel]);
@@ -163,7 +163,7 @@ image_result run_planes(const io::host_array& pixels, const plane_op& op, backen
 /// |x| of a plane, as float64.
 std::vector<double> magnitudes(io::dtype type, const bytes& plane) {
   std::vector<double> out(plane.size() / io::dtype_size(type));
-  typed::visit_accumulator(type, [&](auto zero) {
+  visit_pixels(type, [&](auto zero) {
     using T = decltype(zero);
     const auto* x = reinterpret_cast<const T*>(plane.data());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::abs(static_cast<double>(x[i]));
@@ -238,16 +238,18 @@ image_result conv2d_image(const io::host_array& pixels, const typed::image_mask&
 image_result sat_image(const io::host_array& pixels, io::dtype acc, backend be, bool verify) {
   const plane_shape s = shape_of(pixels);
   plane_op op;
-  op.in_type = op.out_type = acc;
-  op.cpu = [&](const void* in, void* out) { typed::summed_area_table_cpu(acc, in, out, s.height, s.width); };
+  op.in_type = typed::table_input_type(pixels.type, acc);
+  op.out_type = acc;
+  op.cpu = [&](const void* in, void* out) { typed::summed_area_table_cpu(op.in_type, acc, in, out, s.height, s.width); };
   op.temp_bytes = typed::summed_area_table_temp_bytes(acc, s.height, s.width);
   op.gpu = [&](const void* d_in, void* d_out, void* d_temp, cudaStream_t stream) {
-    typed::summed_area_table_gpu(acc, d_in, d_out, s.height, s.width, d_temp, op.temp_bytes, stream);
+    typed::summed_area_table_gpu(op.in_type, acc, d_in, d_out, s.height, s.width, d_temp, op.temp_bytes, stream);
   };
   op.check = [&](int channel, const bytes& in, const bytes& gpu_out, checker& check) {
-    typed::visit_accumulator(acc, [&](auto zero) {
+    typed::visit_table_input(op.in_type, acc, [&](auto in_zero, auto zero) {
+      using In = decltype(in_zero);
       using Acc = decltype(zero);
-      const auto* x = reinterpret_cast<const Acc*>(in.data());
+      const auto* x = reinterpret_cast<const In*>(in.data());
       const auto* actual = reinterpret_cast<const Acc*>(gpu_out.data());
       if constexpr (std::is_integral_v<Acc>) {
         // Integer tables wrap alike on both sides, so they must agree exactly.
@@ -255,7 +257,7 @@ image_result sat_image(const io::host_array& pixels, io::dtype acc, backend be, 
         for (std::size_t i = 0; i < expected.size(); ++i) check.add_exact(channel, i, expected[i], actual[i]);
       } else {
         const std::vector<double> expected = cpu::summed_area_table<double>(x, s.height, s.width);
-        const std::vector<double> abs_x = magnitudes(acc, in);
+        const std::vector<double> abs_x = magnitudes(op.in_type, in);
         const std::vector<double> mass = cpu::summed_area_table<double>(abs_x.data(), s.height, s.width);
         for (std::size_t i = 0; i < expected.size(); ++i) {
           const auto terms = static_cast<std::int64_t>(i / s.width + 1) * static_cast<std::int64_t>(i % s.width + 1);
@@ -277,11 +279,11 @@ image_result boxfilter_image(const io::host_array& pixels, int radius, backend b
   const io::dtype out_type = filter_type_of(pixels);
   const std::size_t table_bytes = s.pixels() * io::dtype_size(acc);
   plane_op op;
-  op.in_type = acc;
+  op.in_type = typed::table_input_type(pixels.type, acc);
   op.out_type = out_type;
   op.cpu = [&](const void* in, void* out) {
     bytes table(table_bytes);
-    typed::summed_area_table_cpu(acc, in, table.data(), s.height, s.width);
+    typed::summed_area_table_cpu(op.in_type, acc, in, table.data(), s.height, s.width);
     typed::box_mean_cpu(acc, out_type, table.data(), out, s.height, s.width, radius);
   };
   // The table, then the table's own temporary storage.
@@ -290,15 +292,17 @@ image_result boxfilter_image(const io::host_array& pixels, int radius, backend b
   op.temp_bytes = scratch.total();
   op.gpu = [&](const void* d_in, void* d_out, void* d_temp, cudaStream_t stream) {
     void* const d_table = scratch.part(d_temp, 0);
-    typed::summed_area_table_gpu(acc, d_in, d_table, s.height, s.width, scratch.part(d_temp, 1), sat_temp_bytes, stream);
+    typed::summed_area_table_gpu(op.in_type, acc, d_in, d_table, s.height, s.width, scratch.part(d_temp, 1),
+                                 sat_temp_bytes, stream);
     typed::box_mean_gpu(acc, out_type, d_table, d_out, s.height, s.width, radius, stream);
   };
   op.check = [&](int channel, const bytes& in, const bytes& gpu_out, checker& check) {
-    typed::visit_accumulator(acc, [&](auto acc_zero) {
+    typed::visit_table_input(op.in_type, acc, [&](auto in_zero, auto acc_zero) {
+      using In = decltype(in_zero);
       using Acc = decltype(acc_zero);
-      const auto* x = reinterpret_cast<const Acc*>(in.data());
+      const auto* x = reinterpret_cast<const In*>(in.data());
       const std::vector<double> table = cpu::summed_area_table<double>(x, s.height, s.width);
-      const std::vector<double> abs_x = magnitudes(acc, in);
+      const std::vector<double> abs_x = magnitudes(op.in_type, in);
       const std::vector<double> mass = cpu::summed_area_table<double>(abs_x.data(), s.height, s.width);
       const double window = std::pow(2.0 * radius + 1, 2);
       typed::visit_filter_type(out_type, [&](auto out_zero) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 
 #include "io/io_error.hpp"
@@ -83,11 +84,29 @@ std::string partial_frame(std::uint64_t bytes, std::uint64_t frame_bytes) {
          std::to_string(frame_bytes) + " bytes";
 }
 
+/// Whether the chunks from `offset` on, each a printable id and a size, end where the file ends: what
+/// follows an empty data chunk in a file with metadata after its samples.
+bool chunks_reach_the_end(std::ifstream& f, std::uint64_t offset, std::uint64_t file_size, bool big_endian) {
+  unsigned char header[8];
+  while (offset + 8 <= file_size && f.seekg(static_cast<std::streamoff>(offset)) &&
+         f.read(reinterpret_cast<char*>(header), 8)) {
+    for (int i = 0; i < 4; ++i)
+      if (header[i] < 0x20 || header[i] > 0x7e) return false;
+    const std::uint32_t size = chunk_size(header + 4, big_endian);
+    offset += 8 + std::uint64_t{size} + (size & 1u);
+  }
+  f.clear();
+  // The last chunk's pad byte may be missing.
+  return offset == file_size || offset == file_size + 1;
+}
+
 // libsndfile reads a WAV whose data chunk runs past the end of the file as a shorter one, and drops a
 // last partial frame, saying so only in its log; so the chunk's declared size is checked here, in
 // RIFF and RIFX files alike. Writers that stream without knowing the size declare 0 or 0xFFFFFFFF,
-// meaning "to the end of the file": when libsndfile read the file so (its `frames` frames fill the
-// rest of the file but a part of one), the rest is checked instead.
+// meaning "to the end of the file". libsndfile reads some such files so, and others not: 0 only where
+// the RIFF size is 8 as well, 0xFFFFFFFF only up to 4 GiB. So its `frames` must fill the rest of the
+// file but a part of one (which is then the problem), or, for 0, the rest must be other chunks; a file
+// read otherwise would come out short, and is refused.
 std::optional<std::string> wav_data_problem(const fs::path& p, std::uint64_t frame_bytes, std::int64_t frames) {
   std::ifstream f(p, std::ios::binary);
   unsigned char header[12];
@@ -104,10 +123,15 @@ std::optional<std::string> wav_data_problem(const fs::path& p, std::uint64_t fra
     if (std::memcmp(header, "data", 4) == 0) {
       if (size == 0 || size == 0xFFFFFFFFu) {
         const std::uint64_t rest = file_size > offset ? file_size - offset : 0;
-        if (frame_bytes != 0 && rest % frame_bytes != 0 && frames >= 0 &&
-            static_cast<std::uint64_t>(frames) == rest / frame_bytes)
-          return partial_frame(rest, frame_bytes);
-        return std::nullopt;
+        if (frame_bytes == 0 || frames < 0) return std::nullopt;
+        const auto read = static_cast<std::uint64_t>(frames);
+        if (read == rest / frame_bytes) return rest % frame_bytes != 0 ? std::optional(partial_frame(rest, frame_bytes)) : std::nullopt;
+        if (size == 0 && read == 0 && chunks_reach_the_end(f, offset, file_size, big_endian)) return std::nullopt;
+        return "the data chunk declares " + std::string(size == 0 ? "0 bytes" : "0xFFFFFFFF bytes") +
+               " (to the end of the file, where its " + std::to_string(rest) + " bytes hold " +
+               std::to_string(rest / frame_bytes) + " frames) but reads as " + std::to_string(read) + " frames" +
+               (rest > 0xFFFFFFFFu ? ", as a WAV's 32-bit size allows" : "") +
+               ": rewrite the header with the data's size";
       }
       if (offset + size > file_size)
         return "truncated: the data chunk declares " + std::to_string(size) + " bytes, the file holds " +
@@ -148,6 +172,23 @@ bool is_integer(sample_format s) {
 
 bool container_holds(audio_container c, sample_format s) {
   return c != audio_container::flac || s == sample_format::pcm16 || s == sample_format::pcm24;
+}
+
+std::int64_t max_frames(const audio_format& f) {
+  if (f.container == audio_container::flac) return std::numeric_limits<std::int64_t>::max();
+  // Beside the data: RIFF's form type, a format chunk of at most 48 bytes and libsndfile's PEAK chunk
+  // for floats (8 bytes a channel), with room to spare.
+  const std::uint64_t header_room = 4096 + 16 * static_cast<std::uint64_t>(f.channels);
+  const std::uint64_t frame_bytes = static_cast<std::uint64_t>(f.channels) * (sample_bits(f.sample) / 8);
+  return static_cast<std::int64_t>((0xFFFFFFFFull - header_room) / frame_bytes);
+}
+
+std::string too_long_problem(const audio_format& f, std::int64_t frames) {
+  const std::int64_t most = max_frames(f);
+  if (frames <= most) return {};
+  return "cannot create: a " + std::string(container_name(f.container)) + " file's 32-bit sizes hold at most " +
+         std::to_string(most) + " frames of " + std::to_string(f.channels) + "-channel " +
+         std::string(sample_format_name(f.sample)) + ", not " + std::to_string(frames);
 }
 
 audio_reader::audio_reader(const fs::path& p) : path_(p) {
@@ -224,6 +265,9 @@ audio_writer::~audio_writer() {
 }
 
 void audio_writer::write(const double* in, std::int64_t frames) {
+  if (const std::string problem = too_long_problem(format_, frames_ + frames); !problem.empty())
+    throw io_error(error_kind::cant_create, path_, problem);
+  frames_ += frames;
   const auto samples = static_cast<std::size_t>(frames) * static_cast<std::size_t>(format_.channels);
   sf_count_t put = 0;
   if (is_integer(format_.sample)) {

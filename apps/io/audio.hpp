@@ -31,6 +31,11 @@ std::string_view sample_format_name(sample_format s);
 bool is_integer(sample_format s);
 // FLAC holds 16- and 24-bit integers only; WAV holds every sample format.
 bool container_holds(audio_container c, sample_format s);
+// The most frames a file of `f` holds: a WAV's header states its sizes in 32 bits (4 GiB, less room
+// for the header's other chunks); FLAC, past any count here.
+std::int64_t max_frames(const audio_format& f);
+// "cannot create: ..." when `frames` frames pass max_frames(f), else empty.
+std::string too_long_problem(const audio_format& f, std::int64_t frames);
 
 // Opens a WAV or FLAC file for reading. Throws io_error naming the file: no_input when it cannot be
 // opened; data_error (with libsndfile's reason where it gives one) when it is not audio, is truncated,
@@ -43,6 +48,7 @@ class audio_reader {
   audio_reader& operator=(const audio_reader&) = delete;
 
   const audio_format& format() const noexcept { return format_; }
+  const std::filesystem::path& path() const noexcept { return path_; }
   // As the header declares it.
   std::int64_t frames() const noexcept { return frames_; }
 
@@ -80,6 +86,7 @@ class audio_writer {
   sf_private_tag* file_ = nullptr;
   audio_format format_;
   std::int64_t clipped_ = 0;
+  std::int64_t frames_ = 0;
   std::vector<int> scratch_;
 };
 

@@ -92,10 +92,10 @@ std::string fir_design_problem(const fir_band& band, int num_taps) {
     return "--num-taps must be between 1 and " + std::to_string(max_fir_taps) + ", not " + std::to_string(num_taps);
   if (!(band.low >= 0 && band.low < band.high && band.high <= 1) || (band.low == 0 && band.high == 1))
     return "the pass band must lie inside (0, Nyquist)";
-  if (band.low > 0 && num_taps % 2 == 0)
-    return "--num-taps must be odd for a " + std::string(band.high == 1 ? "highpass" : "bandpass") +
-           " filter (its design needs a centre tap; an even-length one has zero gain at Nyquist), not " +
-           std::to_string(num_taps);
+  // As scipy's firwin: only a band that reaches Nyquist needs the centre tap.
+  if (band.high == 1 && num_taps % 2 == 0)
+    return "--num-taps must be odd for a highpass filter (its design needs a centre tap; an even-length one has "
+           "zero gain at Nyquist), not " + std::to_string(num_taps);
   return {};
 }
 

@@ -13,6 +13,12 @@ struct fir_gpu_filter::overlap_save {
 fir_gpu_filter::fir_gpu_filter(std::vector<float> taps) : taps_(std::move(taps)) {}
 fir_gpu_filter::~fir_gpu_filter() = default;
 
+std::size_t fir_gpu_filter::device_bytes(std::int64_t n) const {
+  const int num_taps = static_cast<int>(taps_.size());
+  if (num_taps < policy::fir::fft_from_taps || n == 0) return 0;
+  return lookback::overlap_save_filter<float>::device_bytes(num_taps, n);
+}
+
 void fir_gpu_filter::operator()(const float* d_in, float* d_out, std::int64_t n, cudaStream_t stream) {
   const int num_taps = static_cast<int>(taps_.size());
   if (num_taps < policy::fir::fft_from_taps || n == 0)

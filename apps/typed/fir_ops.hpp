@@ -2,6 +2,7 @@
 // The GPU side of `lookback fir`, compiled once, in fir_lookback.cu.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,6 +22,8 @@ class fir_gpu_filter {
 
   /// Device input and output of n samples, stream-ordered.
   void operator()(const float* d_in, float* d_out, std::int64_t n, cudaStream_t stream);
+  /// What a call over n samples takes on the device beside its input and output.
+  [[nodiscard]] std::size_t device_bytes(std::int64_t n) const;
 
  private:
   struct overlap_save;

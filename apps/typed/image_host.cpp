@@ -30,10 +30,15 @@ void convolve2d_cpu(io::dtype type, const void* in, void* out, int height, int w
   });
 }
 
-void summed_area_table_cpu(io::dtype acc, const void* in, void* table, int height, int width) {
-  visit_accumulator(acc, [&](auto zero) {
-    using Acc = decltype(zero);
-    const std::vector<Acc> t = cpu::summed_area_table<Acc>(static_cast<const Acc*>(in), height, width);
+io::dtype table_input_type(io::dtype pixels, io::dtype acc) {
+  return pixels == io::dtype::uint8 || pixels == io::dtype::uint16 ? pixels : acc;
+}
+
+void summed_area_table_cpu(io::dtype in, io::dtype acc, const void* plane, void* table, int height, int width) {
+  visit_table_input(in, acc, [&](auto in_zero, auto acc_zero) {
+    using In = decltype(in_zero);
+    using Acc = decltype(acc_zero);
+    const std::vector<Acc> t = cpu::summed_area_table<Acc>(static_cast<const In*>(plane), height, width);
     std::copy(t.begin(), t.end(), static_cast<Acc*>(table));
   });
 }

@@ -35,11 +35,12 @@ void convolve2d_gpu(io::dtype type, const void* d_in, void* d_out, int height, i
   });
 }
 
-void summed_area_table_gpu(io::dtype acc, const void* d_in, void* d_table, int height, int width, void* d_temp,
-                           std::size_t temp_bytes, cudaStream_t stream) {
-  visit_accumulator(acc, [&](auto zero) {
-    using Acc = decltype(zero);
-    lookback::summed_area_table(d_temp, temp_bytes, static_cast<const Acc*>(d_in), width, static_cast<Acc*>(d_table),
+void summed_area_table_gpu(io::dtype in, io::dtype acc, const void* d_in, void* d_table, int height, int width,
+                           void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  visit_table_input(in, acc, [&](auto in_zero, auto acc_zero) {
+    using In = decltype(in_zero);
+    using Acc = decltype(acc_zero);
+    lookback::summed_area_table(d_temp, temp_bytes, static_cast<const In*>(d_in), width, static_cast<Acc*>(d_table),
                                 width, height, width, stream);
   });
 }

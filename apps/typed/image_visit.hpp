@@ -30,4 +30,22 @@ decltype(auto) visit_accumulator(io::dtype type, F&& f) {
   }
 }
 
+/// A table's input and accumulator: 8- and 16-bit pixels go to the GPU as they are (a table of uint64
+/// from uint8 pixels reads an eighth of the bytes a widened plane would take); other inputs are the
+/// accumulator's type. Calls f(In{}, Acc{}).
+template <class F>
+decltype(auto) visit_table_input(io::dtype in, io::dtype acc, F&& f) {
+  return visit_accumulator(acc, [&](auto acc_zero) {
+    switch (in) {
+      case io::dtype::uint8: return f(std::uint8_t{}, acc_zero);
+      case io::dtype::uint16: return f(std::uint16_t{}, acc_zero);
+      default:
+        if (in != acc)
+          throw std::invalid_argument("a summed-area table reads uint8, uint16 or its accumulator's " +
+                                      std::string(io::dtype_name(acc)) + ", not " + std::string(io::dtype_name(in)));
+        return f(acc_zero, acc_zero);
+    }
+  });
+}
+
 }  // namespace lookback::typed

@@ -128,7 +128,8 @@ std::int64_t ladder_bytes_moved(ladder_family family, io::dtype type, std::int64
 }
 
 void run_convolution_row(ladder_family family, const ladder_row& row, io::dtype type, const convolution_problem& p,
-                         const void* d_in, void* d_out, cudaStream_t stream) {
+                         const void* d_in, void* d_out, cudaStream_t stream, bool mask_uploaded) {
+  const auto upload = mask_uploaded ? ladder::mask_upload::done : ladder::mask_upload::each_call;
   const auto run = [&](auto zero) {
     using T = decltype(zero);
     const auto* in = static_cast<const T*>(d_in);
@@ -137,10 +138,10 @@ void run_convolution_row(ladder_family family, const ladder_row& row, io::dtype 
     const auto* d_mask = static_cast<const T*>(p.d_mask);
     if (family == ladder_family::conv1d)
       ladder::convolve1d(static_cast<ladder::convolution1d_variant>(row.variant), in, out, p.width, h_mask, d_mask,
-                         p.mask, stream);
+                         p.mask, stream, upload);
     else
       ladder::convolve2d(static_cast<ladder::convolution2d_variant>(row.variant), in, out, p.height,
-                         static_cast<int>(p.width), h_mask, d_mask, p.mask, stream);
+                         static_cast<int>(p.width), h_mask, d_mask, p.mask, stream, upload);
   };
   if (row.variant < 1 || row.variant > static_cast<int>(ladder_names(family).size()))
     throw std::invalid_argument(std::string(ladder_family_name(family)) + " ladder: no rung " + std::to_string(row.variant));

@@ -62,8 +62,10 @@ struct convolution_problem {
   const void* h_mask = nullptr;
   const void* d_mask = nullptr;
 };
+/// With mask_uploaded, the rungs that read the mask from constant memory find it there from an earlier
+/// call of the same problem on this device (so that a timed call is the kernel's alone).
 void run_convolution_row(ladder_family family, const ladder_row& row, io::dtype type, const convolution_problem& p,
-                         const void* d_in, void* d_out, cudaStream_t stream);
+                         const void* d_in, void* d_out, cudaStream_t stream, bool mask_uploaded = false);
 /// The textbook's reduction in global loads that the row's tiling buys (tiling_reduction.hpp) for
 /// the tile it uses; 1 for the untiled rungs.
 double convolution_tiling_reduction(ladder_family family, const ladder_row& row, int mask);

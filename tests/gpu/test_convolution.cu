@@ -40,7 +40,7 @@ void check_1d(std::int64_t n, int width, boundary b, std::uint64_t salt) {
   const cuda_stream stream;
   const auto d_x = to_device(x, stream);
   device_buffer<T> d_y(x.size(), stream);
-  d_y.fill_bytes(poison_byte);
+  poison(d_y);
   convolve1d(d_x.data(), d_y.data(), n, mask.data(), width, b, stream.get());
   expect_close(cpu::correlate1d(x, mask, width / 2, b), to_host(d_y), width,
                std::to_string(sizeof(T) * 8) + "-bit convolve1d n=" + std::to_string(n) + " width=" +
@@ -85,7 +85,7 @@ TYPED_TEST(convolution_1d, fir_filter_is_lfilter_with_zero_state) {
       const cuda_stream stream;
       const auto d_x = to_device(x, stream);
       device_buffer<T> d_y(x.size(), stream);
-      d_y.fill_bytes(poison_byte);
+      poison(d_y);
       fir_filter(d_x.data(), d_y.data(), n, h.data(), taps, stream.get());
       expect_close(expected, to_host(d_y), taps, "fir taps=" + std::to_string(taps) + " n=" + std::to_string(n));
       if (this->HasFailure()) return;
@@ -118,7 +118,7 @@ TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
           const cuda_stream stream;
           const auto d_x = to_device(padded, stream);
           device_buffer<T> d_y(padded.size(), stream);
-          d_y.fill_bytes(poison_byte);
+          poison(d_y);
           convolve2d(d_x.data(), pitch, d_y.data(), pitch, height, width, mask.data(), mh, mw, b, stream.get());
           const auto got_padded = to_host(d_y);
           std::vector<T> got;
@@ -149,7 +149,7 @@ TYPED_TEST(convolution_2d, long_thin_masks_and_images_taller_than_the_grid) {
     const cuda_stream stream;
     const auto d_x = to_device(x, stream);
     device_buffer<T> d_y(x.size(), stream);
-    d_y.fill_bytes(poison_byte);
+    poison(d_y);
     convolve2d(d_x.data(), s.width, d_y.data(), s.width, s.height, s.width, mask.data(), s.mask_height, s.mask_width,
                boundary::clamp, stream.get());
     expect_close(cpu::correlate2d(x, s.height, s.width, mask, s.mask_height, s.mask_width, boundary::clamp), to_host(d_y),
@@ -178,7 +178,7 @@ TYPED_TEST(convolution_ladder, every_1d_rung_matches_the_reference) {
         const auto d_x = to_device(x, stream);
         const auto d_mask = to_device(mask, stream);
         device_buffer<T> d_y(x.size(), stream);
-        d_y.fill_bytes(poison_byte);
+        poison(d_y);
         ladder::convolve1d(static_cast<convolution1d_variant>(rung), d_x.data(), d_y.data(), n, mask.data(),
                            d_mask.data(), width, stream.get());
         expect_close(cpu::correlate1d(x, mask, width / 2, boundary::zero), to_host(d_y), width,
@@ -190,7 +190,8 @@ TYPED_TEST(convolution_ladder, every_1d_rung_matches_the_reference) {
 TYPED_TEST(convolution_ladder, every_2d_rung_matches_the_reference) {
   using T = TypeParam;
   using ladder::convolution2d_variant;
-  const std::pair<int, int> images[] = {{1, 1}, {17, 33}, {100, 70}, {257, 129}};
+  // Sides a tile less one, a tile and two tiles (the tiled rung's 16).
+  const std::pair<int, int> images[] = {{1, 1}, {15, 16}, {16, 15}, {32, 17}, {17, 33}, {100, 70}, {257, 129}};
   for (const int rung : {1, 2, 3})
     for (const int side : {1, 3, 5, 15})
       for (const auto& [height, width] : images) {
@@ -201,7 +202,7 @@ TYPED_TEST(convolution_ladder, every_2d_rung_matches_the_reference) {
         const auto d_x = to_device(x, stream);
         const auto d_mask = to_device(mask, stream);
         device_buffer<T> d_y(x.size(), stream);
-        d_y.fill_bytes(poison_byte);
+        poison(d_y);
         ladder::convolve2d(static_cast<convolution2d_variant>(rung), d_x.data(), d_y.data(), height, width,
                            mask.data(), d_mask.data(), side, stream.get());
         expect_close(cpu::correlate2d(x, height, width, mask, side, side, boundary::zero), to_host(d_y), side * side,
@@ -209,6 +210,27 @@ TYPED_TEST(convolution_ladder, every_2d_rung_matches_the_reference) {
                          " side " + std::to_string(side));
         if (this->HasFailure()) return;
       }
+}
+
+// More than 65535 row tiles of 16: the grid's y extent stops there, and the rungs stride past it.
+TYPED_TEST(convolution_ladder, large_2d_rungs_stride_past_65535_row_tiles) {
+  using T = TypeParam;
+  const int height = 65535 * ladder::conv2d_output_tile + 37;
+  const int width = 3;
+  auto rng = make_rng(91);
+  const auto x = random_reals<T>(static_cast<std::size_t>(height) * width, rng);
+  const auto mask = random_reals<T>(9, rng);
+  const auto expected = cpu::correlate2d(x, height, width, mask, 3, 3, boundary::zero);
+  const cuda_stream stream;
+  const auto d_x = to_device(x, stream);
+  const auto d_mask = to_device(mask, stream);
+  for (const int rung : {1, 2}) {
+    device_buffer<T> d_y(x.size(), stream);
+    poison(d_y);
+    ladder::convolve2d(static_cast<ladder::convolution2d_variant>(rung), d_x.data(), d_y.data(), height, width,
+                       mask.data(), d_mask.data(), 3, stream.get());
+    expect_close(expected, to_host(d_y), 9, "2D rung " + std::to_string(rung) + " " + std::to_string(height) + " rows");
+  }
 }
 
 // No gpu_test fixture: the arguments are checked before any CUDA call, so these run without a GPU too.
@@ -272,7 +294,7 @@ TEST_F(convolution_large, DISABLED_convolve1d_past_2_pow_31_items) {
   const cuda_stream stream;
   const auto d_x = to_device(x, stream);
   device_buffer<float> d_y(x.size(), stream);
-  d_y.fill_bytes(poison_byte);
+  poison(d_y);
   convolve1d(d_x.data(), d_y.data(), n, mask.data(), width, boundary::mirror, stream.get());
   const std::vector<float> y = to_host(d_y);
   const double tolerance = 2.0 * std::numeric_limits<float>::epsilon() * width;

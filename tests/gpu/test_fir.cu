@@ -53,7 +53,7 @@ TYPED_TEST(fir_fft, overlap_save_matches_the_direct_sum) {
       const cuda_stream stream;
       const auto d_x = to_device(x, stream);
       device_buffer<T> d_y(x.size(), stream);
-      d_y.fill_bytes(poison_byte);
+      poison(d_y);
       overlap_save_filter<T> filter(h.data(), taps, n, stream.get());
       ASSERT_EQ(filter.fft_size(), size);
       filter(d_x.data(), d_y.data(), n, stream.get());
@@ -79,7 +79,7 @@ TYPED_TEST(fir_fft, one_filter_serves_many_calls_and_batches) {
     const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
     const auto d_x = to_device(x, stream);
     device_buffer<T> d_y(x.size(), stream);
-    d_y.fill_bytes(poison_byte);
+    poison(d_y);
     filter(d_x.data(), d_y.data(), n, stream.get());
     expect_within(causal_fir(x, h), to_host(d_y), fft_tolerance(h, size), "reused filter n=" + std::to_string(n));
     if (this->HasFailure()) return;
@@ -96,7 +96,7 @@ TYPED_TEST(fir_fft, auto_picks_a_method_either_side_of_the_switch) {
     const cuda_stream stream;
     const auto d_x = to_device(x, stream);
     device_buffer<T> d_y(x.size(), stream);
-    d_y.fill_bytes(poison_byte);
+    poison(d_y);
     fir_filter_auto(d_x.data(), d_y.data(), n, h.data(), taps, stream.get());
     const long double direct = 2 * std::numeric_limits<T>::epsilon() * static_cast<long double>(taps);
     expect_within(causal_fir(x, h), to_host(d_y), std::max(direct, fft_tolerance(h, policy::fir::fft_size(taps))),

@@ -420,6 +420,28 @@ TEST(radix_sort_arguments, null_arrays_are_refused) {
   expect_refused("key buffer", [&] { radix_sort_keys(d_temp, bytes, keys, 10); });
 }
 
+// A pass scatters into the next buffer while other blocks still read the one before, so buffers that
+// overlap are refused; and the bit range is checked before the double buffer's selector picks one.
+TEST(radix_sort_arguments, overlapping_buffers_and_bad_ranges_are_refused_before_use) {
+  untouched_storage storage;
+  void* d_temp = storage.get();
+  std::size_t& bytes = storage.bytes;
+  // Addresses compared, never dereferenced.
+  auto* at = reinterpret_cast<std::uint32_t*>(std::uintptr_t{1} << 20);
+  expect_refused("d_keys_in and d_keys_out overlap", [&] { radix_sort_keys<std::uint32_t>(d_temp, bytes, at, at, 10); });
+  expect_refused("d_keys_in and d_keys_out overlap",
+                 [&] { radix_sort_keys<std::uint32_t>(d_temp, bytes, at + 9, at, 10); });
+  expect_refused("d_values_in and d_values_out overlap", [&] {
+    radix_sort_pairs<std::uint32_t, std::uint32_t>(d_temp, bytes, at, at + 10, at + 25, at + 20, 10);
+  });
+  double_buffer<std::uint32_t> same(at, at + 5);
+  expect_refused("the two key buffers overlap", [&] { radix_sort_keys(d_temp, bytes, same, 10); });
+  double_buffer<std::uint32_t> apart(at, at + 10);
+  expect_refused("bit range [24, 8)", [&] { radix_sort_keys(d_temp, bytes, apart, 10, 24, 8); });
+  expect_refused("bit range [0, 40)", [&] { radix_sort_keys(d_temp, bytes, apart, 10, 0, 40); });
+  EXPECT_EQ(apart.selector, 0);
+}
+
 TEST_F(radix_sort_api, null_arrays_with_no_items_are_accepted) {
   const cuda_stream stream;
   std::size_t bytes = 0;

@@ -276,6 +276,36 @@ TEST_F(scan_api, look_back_kernel_with_each_policy) {
                                                                     "16-byte affine");
 }
 
+// The large look-back policy where the public scan would take it on a GPU before Hopper (past 2^22
+// items, thousands of tiles chained), called directly: on Hopper the pipelined scan takes those sizes.
+TEST_F(scan_api, look_back_kernel_large_tiles_over_thousands_of_tiles) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), (std::int64_t{1} << 23) + 5);
+  const auto run = [&](auto zero) {
+    using T = decltype(zero);
+    using Policy = typename policy::scan<T>::large;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) + sizeof(T));
+    const auto input = random_values<T>(n, rng);
+    for (const bool inclusive : {false, true})
+      check_every_element(input, cpu_scan(input, T{7}, sum{}, inclusive),
+                          std::string(sizeof(T) == 4 ? "uint32" : "uint64") + (inclusive ? " inclusive" : " exclusive"),
+                          [&](const T* d_in, T* d_out, cudaStream_t stream) {
+                            const auto call = [&](void* d_temp, std::size_t& bytes) {
+                              if (inclusive)
+                                detail::scan_with_policy<Policy, false>(d_temp, bytes, d_in, d_out, T{0}, sum{}, n, stream);
+                              else
+                                detail::scan_with_policy<Policy, true>(d_temp, bytes, d_in, d_out, T{7}, sum{}, n, stream);
+                            };
+                            std::size_t bytes = 0;
+                            call(nullptr, bytes);
+                            device_buffer<unsigned char> d_temp(bytes, stream);
+                            d_temp.fill_bytes(poison_byte);
+                            call(d_temp.data(), bytes);
+                          });
+  };
+  run(std::uint32_t{});
+  run(std::uint64_t{});
+}
+
 // One sequence scanned in chunks, each carrying the prefix to the next through device memory
 // (scan_carry.cuh): empty chunks, chunks on each path (small arrays, the pipelined scan, the look-back
 // where a chunk starts misaligned), every element and the last total checked.
@@ -446,6 +476,11 @@ TEST_F(scan_api, rejects_bad_arguments) {
     EXPECT_THROW(exclusive_scan(d_temp.data(), bytes, d_data.data(), d_data.data(), carried<int>{nullptr, nullptr}, sum{},
                                 10, stream.get()),
                  std::invalid_argument);
+    // The total written while tiles still read the prefix: one slot for both is refused.
+    expect_refused("d_total must not be its d_prefix", [&] {
+      exclusive_scan(d_temp.data(), bytes, d_data.data(), d_data.data(), carried<int>{d_prefix.data(), d_prefix.data()},
+                     sum{}, 10, stream.get());
+    });
     exclusive_scan(d_temp.data(), bytes, d_data.data(), d_data.data(), carried<int>{d_prefix.data(), nullptr}, sum{}, 0,
                    stream.get());
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream.get()));

@@ -268,6 +268,21 @@ TEST_F(AudioTest, StreamedWavWithUnknownSizeReadsToTheEnd) {
   EXPECT_EQ(back[9], 900.0 / 32768);
 }
 
+TEST_F(AudioTest, EmptyDataChunkBeforeSamplesIsADataErrorAndBeforeMetadataIsEmpty) {
+  // A recorder stopped before it wrote the size: 0 bytes declared, samples after. libsndfile would read
+  // no frame, and the file would come out empty.
+  write_bytes("z.wav", lookback_test_audio::wav_bytes(1, 8000, 16, std::string(20, '\1'), 0));
+  expect_read_fails(path("z.wav"), error_kind::data_error,
+                    "the data chunk declares 0 bytes (to the end of the file, where its 20 bytes hold 10 frames) but "
+                    "reads as 0 frames: rewrite the header with the data's size");
+  // No samples, then a LIST chunk: an empty file with metadata.
+  write_bytes("e.wav", lookback_test_audio::wav_bytes(1, 8000, 16, "LIST" + lookback_test_audio::le(4, 4) + "INFO", 0));
+  audio_format got;
+  std::int64_t declared = -1;
+  EXPECT_TRUE(read("e.wav", got, declared).empty());
+  EXPECT_EQ(declared, 0);
+}
+
 TEST_F(AudioTest, TextAndUnsupportedFilesAreDataErrors) {
   write_bytes("notes.wav", "these are not samples\n");
   expect_read_fails(path("notes.wav"), error_kind::data_error, "not a readable audio file: ");

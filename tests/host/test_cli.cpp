@@ -1484,6 +1484,22 @@ TEST_F(CliTest, LadderOpensItsJsonOnAPipe) {
   expect_one_error_line(r, "lookback ladder: ", "needs a GPU");
 }
 
+// Every family's rungs on a small problem, each row checked against its reference (a FAILED row exits
+// 70): the conv2d image sized square from --n, and the table out before the JSON on the same stdout.
+TEST_F(CliTest, LadderRunsEveryFamilyOnAGpuTableFirst) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
+  for (const std::string family : {"reduce", "scan", "conv1d", "conv2d"}) {
+    SCOPED_TRACE(family);
+    const run_result r = run({"ladder", family, "--n", "1000", "--json", "/dev/stdout"});
+    ASSERT_EQ(r.exit_code, ex_ok) << r;
+    EXPECT_EQ(r.out.rfind("lookback ladder " + family, 0), 0u) << r;
+    const auto json = r.out.find("{\n  \"command\": \"ladder\"");
+    ASSERT_NE(json, std::string::npos) << r;
+    EXPECT_NE(r.out.rfind("GB/s", json), std::string::npos) << "the table before the JSON\n" << r;
+    EXPECT_FALSE(contains(r.out, "FAILED")) << r;
+  }
+}
+
 // --json and --plot naming one file (here through a link not yet pointing anywhere) would leave only the
 // plot: refused before anything is created.
 TEST_F(CliTest, LadderRefusesOneFileForTheJsonAndThePlot) {

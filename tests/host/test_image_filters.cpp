@@ -138,7 +138,7 @@ TEST(SummedAreaTableReference, Uint32TablesWrapLikeTheGpu) {
 template <class Out>
 std::vector<Out> box_filter(lookback::io::dtype acc, const void* plane, int h, int w, int radius) {
   std::vector<std::byte> table(static_cast<std::size_t>(h) * w * lookback::io::dtype_size(acc));
-  lookback::typed::summed_area_table_cpu(acc, plane, table.data(), h, w);
+  lookback::typed::summed_area_table_cpu(acc, acc, plane, table.data(), h, w);
   std::vector<Out> out(static_cast<std::size_t>(h) * w);
   lookback::typed::box_mean_cpu(acc, lookback::io::dtype_of<Out>(), table.data(), out.data(), h, w, radius);
   return out;

@@ -38,9 +38,7 @@ class overlap_save_filter {
     convolution::detail::check_type<T>();
     convolution::detail::check_mask(num_taps, "lookback::overlap_save_filter");
     lookback::detail::check_array(h_taps, num_taps, "lookback::overlap_save_filter", "h_taps");
-    if (max_n < 1) max_n = 1;
-    const std::int64_t needed = (max_n + step_ - 1) / step_;
-    batch_ = static_cast<int>(std::max<std::int64_t>(1, std::min(needed, batch_reals / size_)));
+    batch_ = batch_for(size_, step_, max_n, batch_reals);
     segments_ = device_buffer<T>(static_cast<std::size_t>(batch_) * (size_ + 2), stream);
     fft_ = std::make_unique<fir::batched_real_fft<T>>(size_, batch_, stream);
     // The filter's spectrum: its taps zero-padded to one segment, through a one-segment plan.
@@ -49,6 +47,17 @@ class overlap_save_filter {
     filter_ = device_buffer<T>(padded.size(), stream);
     copy_to_device(filter_.data(), padded.data(), padded.size(), stream);
     fir::batched_real_fft<T>(size_, 1, stream).forward(filter_.data());
+  }
+
+  /// The device memory a filter of `num_taps` for `max_n` samples takes while it is built (its
+  /// segments, its spectrum, and the work areas of its plans), so that a caller can check it up front.
+  [[nodiscard]] static std::size_t device_bytes(int num_taps, std::int64_t max_n,
+                                                std::int64_t batch_reals = policy::fir::batch_reals) {
+    const int size = policy::fir::fft_size(num_taps);
+    const int batch = batch_for(size, size - num_taps + 1, max_n, batch_reals);
+    const std::size_t segment_bytes = (static_cast<std::size_t>(size) + 2) * sizeof(T);
+    return (static_cast<std::size_t>(batch) + 1) * segment_bytes + fir::batched_real_fft<T>::work_bytes(size, batch) +
+           fir::batched_real_fft<T>::work_bytes(size, 1);
   }
 
   [[nodiscard]] int fft_size() const noexcept { return size_; }
@@ -71,7 +80,9 @@ class overlap_save_filter {
     const std::int64_t per_batch = std::int64_t{batch_} * step_;
     for (std::int64_t first = 0; first < n; first += per_batch) {
       const int segments = static_cast<int>(std::min<std::int64_t>(batch_, (n - first + step_ - 1) / step_));
-      cut<<<grid, threads, 0, stream>>>(d_in, n, first, step_, taps_, size_, batch_, segments_.data());
+      // Only this batch's segments: a short last batch leaves the rest as they were, transformed but
+      // never kept.
+      cut<<<grid, threads, 0, stream>>>(d_in, n, first, step_, taps_, size_, segments, segments_.data());
       LOOKBACK_CUDA_TRY(cudaGetLastError());
       fft_->forward(segments_.data());
       multiply<<<grid, threads, 0, stream>>>(reinterpret_cast<complex*>(segments_.data()),
@@ -85,6 +96,11 @@ class overlap_save_filter {
   }
 
  private:
+  static int batch_for(int size, int step, std::int64_t max_n, std::int64_t batch_reals) {
+    const std::int64_t needed = (std::max<std::int64_t>(max_n, 1) + step - 1) / step;
+    return static_cast<int>(std::max<std::int64_t>(1, std::min(needed, batch_reals / size)));
+  }
+
   cudaStream_t stream_;
   int taps_;
   int size_;

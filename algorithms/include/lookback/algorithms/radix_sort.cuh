@@ -120,6 +120,16 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   auto* d_counters = layout.part<sort_counters>(d_temp_storage, 0);
   void* d_status = layout.part(d_temp_storage, 1);
   auto* d_plan = layout.part<pass_plan>(d_temp_storage, 2);
+  const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
+  constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);
+  // Cached per kernel and device: the limit raised past 48 KiB, and the L1 the passes were measured with.
+  // Before anything is launched, so that a device whose blocks cannot hold a pass's tile refuses the
+  // sort with nothing enqueued.
+  try {
+    lookback::detail::prefer_carveout_for_occupancy(onesweep_pass, PassPolicy::threads, shared_bytes);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("lookback::radix_sort: ") + e.what());
+  }
   // Descriptors start "not ready" for every pass: zeroed once, then each pass publishes under its own
   // epoch (a reset a pass cost 25 us each at 2^28 keys on an H100).
   const auto cleared = static_cast<std::size_t>(layout.part<char>(d_temp_storage, 2) - layout.part<char>(d_temp_storage, 0));
@@ -127,10 +137,6 @@ void sort_with_passes(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
                                                            end_bit, passes, d_counters, cleared, buffers, d_plan,
                                                            stream);
 
-  const auto onesweep_pass = onesweep_kernel<PassPolicy, Key, Value, Descending, status_array>;
-  constexpr int shared_bytes = sizeof(onesweep_storage<PassPolicy, Key, Value>);
-  // Cached per kernel and device: the limit raised past 48 KiB, and the L1 the passes were measured with.
-  lookback::detail::prefer_carveout_for_occupancy(onesweep_pass, PassPolicy::threads, shared_bytes);
   for (int p = 0; p < passes; ++p) {
     const status_array status(d_status, tiles * radix_digits, static_cast<unsigned>(p));
     lookback::detail::launch_dependent(onesweep_pass, dim3(static_cast<unsigned>(tiles)), dim3(PassPolicy::threads),
@@ -156,10 +162,22 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   });
 }
 
+/// A pass reads one buffer while other blocks scatter into the next: buffers that overlap would
+/// overwrite keys not yet read.
+template <class T>
+void refuse_overlap(const T* a, const T* b, std::int64_t n, const char* what) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a), second = reinterpret_cast<std::uintptr_t>(b);
+  const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
+  if (n > 0 && first < second + bytes && second < first + bytes)
+    throw std::invalid_argument(std::string("lookback::radix_sort: ") + what +
+                                " overlap (the sort does not run in place; as cub::DeviceRadixSort)");
+}
+
 template <bool Descending, class Key, class Value>
 void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
                    const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit, int end_bit,
                    cudaStream_t stream) {
+  check_arguments<Key>(n, begin_bit, end_bit);
   if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
     constexpr const char* who = "lookback::radix_sort";
     lookback::detail::check_array(d_keys_in, n, who, "d_keys_in");
@@ -167,7 +185,9 @@ void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
     if constexpr (!std::is_same_v<Value, no_value>) {
       lookback::detail::check_array(d_values_in, n, who, "d_values_in");
       lookback::detail::check_array(d_values_out, n, who, "d_values_out");
+      refuse_overlap(d_values_in, d_values_out, n, "d_values_in and d_values_out");
     }
+    refuse_overlap(d_keys_in, d_keys_out, n, "d_keys_in and d_keys_out");
   }
   const sort_buffers buffers{d_keys_in, d_keys_out, nullptr, d_values_in, d_values_out, nullptr, false};
   sort_with_policy<policy::radix_sort<Key, Value>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
@@ -177,14 +197,18 @@ void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
 template <bool Descending, class Key, class Value>
 void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_buffer<Key>& keys,
                  double_buffer<Value>* values, std::int64_t n, int begin_bit, int end_bit, cudaStream_t stream) {
+  check_arguments<Key>(n, begin_bit, end_bit);
   // The host knows how many passes there are but not which the device skips: the result goes where
   // running them all would leave it, a skipped pass copying instead when skipping left it elsewhere.
   const int flip = pass_count(begin_bit, end_bit) % 2;
   if (d_temp_storage != nullptr) {
     constexpr const char* who = "lookback::radix_sort";
     for (Key* const buffer : keys.buffers) lookback::detail::check_array(buffer, n, who, "a key buffer");
-    if (values)
+    if (values) {
       for (Value* const buffer : values->buffers) lookback::detail::check_array(buffer, n, who, "a value buffer");
+      refuse_overlap(values->buffers[0], values->buffers[1], n, "the two value buffers");
+    }
+    refuse_overlap(keys.buffers[0], keys.buffers[1], n, "the two key buffers");
   }
   const sort_buffers buffers{keys.current(),
                              keys.buffers[keys.selector ^ flip],

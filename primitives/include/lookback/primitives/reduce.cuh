@@ -31,8 +31,13 @@ void reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
   const auto partials_kernel = device::reduce_partials_kernel<policy, InputIt, T, Op>;
   const std::int64_t items_per_trip = std::int64_t{policy::threads} * policy::vectors_in_flight * thread::vector16<T>::size;
   const std::int64_t wanted = (num_items + items_per_trip - 1) / items_per_trip;
-  const int blocks =
+  int blocks =
       static_cast<int>(std::min<std::int64_t>(wanted, detail::resident_blocks(partials_kernel, policy::threads)));
+  // The size a query answers depends on the GPU current then; storage sized on a GPU of fewer SMs
+  // still serves here, by as many blocks as it holds partials (the fold strides over the rest).
+  if (d_temp_storage != nullptr && blocks > 0)
+    blocks = static_cast<int>(
+        std::min<std::int64_t>(blocks, std::max<std::int64_t>(1, static_cast<std::int64_t>(temp_storage_bytes / sizeof(T)))));
   const detail::temp_layout layout{static_cast<std::size_t>(blocks) * sizeof(T)};
   if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::reduce")) return;
 

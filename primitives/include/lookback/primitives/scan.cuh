@@ -105,8 +105,14 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
   using T = init_value_t<Init>;
   if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
     if constexpr (is_carried<Init>)
+    {
       if (init.d_prefix == nullptr)
         throw std::invalid_argument("lookback::scan: a carried prefix needs its d_prefix in device memory, not null");
+      if (init.d_total == init.d_prefix)
+        throw std::invalid_argument(
+            "lookback::scan: a carried prefix's d_total must not be its d_prefix (tiles may still read the prefix "
+            "when the total is written: ping-pong two slots)");
+    }
     check_array(d_in, num_items, "lookback::scan", "d_in");
     check_array(d_out, num_items, "lookback::scan", "d_out");
   }

@@ -10,9 +10,9 @@ namespace lookback {
 
 template <class T>
 struct carried {
-  const T* d_prefix;  // read by the first tile (by every tile, for small arrays)
-  T* d_total;         // written once, by the last tile, while other tiles may still read d_prefix: must
-                      // not alias it (ping-pong two slots)
+  const T* d_prefix;  // read by the blocks that start a chunk's tiles (every block, for small arrays)
+  T* d_total;         // written once, by the last tile, while other blocks may still read d_prefix: must
+                      // not alias it (ping-pong two slots; the scan refuses the same slot)
 };
 
 namespace detail {

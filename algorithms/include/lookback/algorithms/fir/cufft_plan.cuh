@@ -1,7 +1,8 @@
 #pragma once
 // A batched in-place real FFT plan for the overlap-save filter, float or double, with its work area
 // taken from the stream-ordered allocator (cuFFT would otherwise cudaMalloc its own). cuFFT reports
-// through cufftResult, which LOOKBACK_CUFFT_TRY turns into lookback::cufft_error with file and line.
+// through cufftResult, which LOOKBACK_CUFFT_TRY turns into lookback::cufft_error with file and line
+// (lookback::cuda_error for an allocation that failed).
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/error.cuh>
 
@@ -30,6 +31,8 @@ class cufft_error : public std::runtime_error {
 
 namespace detail {
 inline void cufft_try(cufftResult code, const char* expression, const char* file, int line) {
+  // Out of memory is the CUDA error a caller already handles as such (a command's exit 71).
+  if (code == CUFFT_ALLOC_FAILED) throw cuda_error(cudaErrorMemoryAllocation, expression, file, line);
   if (code != CUFFT_SUCCESS) throw cufft_error(code, expression, file, line);
 }
 }  // namespace detail
@@ -81,6 +84,19 @@ class batched_real_fft {
     cufftDestroy(inverse_);
   }
 
+  /// The work area a plan of `batch` transforms of `size` takes, as cuFFT estimates it before planning.
+  static std::size_t work_bytes(int size, int batch) {
+    std::size_t most = 0;
+    for (const cufftType type : {fft_types<T>::forward, fft_types<T>::inverse}) {
+      plan_shape shape(size, type);
+      std::size_t bytes = 0;
+      LOOKBACK_CUFFT_TRY(cufftEstimateMany(1, shape.n, shape.in_embed, 1, shape.in_dist, shape.out_embed, 1,
+                                           shape.out_dist, type, batch, &bytes));
+      most = std::max(most, bytes);
+    }
+    return most;
+  }
+
   void forward(T* d_segments) const {
     LOOKBACK_CUFFT_TRY(fft_types<T>::r2c(forward_, d_segments, reinterpret_cast<typename fft_types<T>::complex*>(d_segments)));
   }
@@ -89,15 +105,26 @@ class batched_real_fft {
   }
 
  private:
+  /// Segment b's reals at b * (size + 2), its bins over the same bytes.
+  struct plan_shape {
+    plan_shape(int size, cufftType type) {
+      const bool to_complex = type == fft_types<T>::forward;
+      n[0] = size;
+      in_embed[0] = in_dist = to_complex ? size + 2 : size / 2 + 1;
+      out_embed[0] = out_dist = to_complex ? size / 2 + 1 : size + 2;
+    }
+    int n[1];
+    int in_embed[1];
+    int out_embed[1];
+    int in_dist;
+    int out_dist;
+  };
+
   static void make(cufftHandle plan, int size, int batch, cufftType type, std::size_t& work_bytes) {
     LOOKBACK_CUFFT_TRY(cufftSetAutoAllocation(plan, 0));
-    int n[] = {size};
-    int real_embed[] = {size + 2};
-    int complex_embed[] = {size / 2 + 1};
-    const bool to_complex = type == fft_types<T>::forward;
-    LOOKBACK_CUFFT_TRY(cufftMakePlanMany(plan, 1, n, to_complex ? real_embed : complex_embed, 1,
-                                         to_complex ? size + 2 : size / 2 + 1, to_complex ? complex_embed : real_embed, 1,
-                                         to_complex ? size / 2 + 1 : size + 2, type, batch, &work_bytes));
+    plan_shape shape(size, type);
+    LOOKBACK_CUFFT_TRY(cufftMakePlanMany(plan, 1, shape.n, shape.in_embed, 1, shape.in_dist, shape.out_embed, 1,
+                                         shape.out_dist, type, batch, &work_bytes));
   }
 
   cufftHandle forward_ = 0;

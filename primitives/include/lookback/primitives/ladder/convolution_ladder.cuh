@@ -8,11 +8,16 @@
 //       5 production (masks as kernel parameters, several outputs per thread).
 //   2D  1 basic; 2 tiled (constant mask, input tile larger than the output tile by the halo, the
 //       threads of the halo load but do not compute); 3 production.
-// The __constant__ arrays are this header's (one copy per translation unit); two streams running
-// rungs 2 to 4 or 2D rung 2 with different masks at once would race on them, which is why the
-// production kernels pass masks by value instead.
+// The __constant__ arrays are this header's, one copy per translation unit: so is everything that
+// touches them (an unnamed namespace), so that no template a linker folds across translation units
+// writes one unit's copy and launches a kernel reading another's. Two streams running rungs 2 to 4 or
+// 2D rung 2 with different masks at once would race on them, which is why the production kernels pass
+// masks by value instead. A caller timing those rungs uploads the mask once (upload_constant_mask) and
+// passes mask_upload::done, so that the pageable copy is not timed as the kernel's.
 #include <lookback/primitives/convolution.cuh>
+#include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/ladder/convolution_limits.hpp>
 #include <lookback/primitives/ladder/ladder_common.cuh>
 #include <lookback/primitives/ladder/tiling_reduction.hpp>
 
@@ -26,16 +31,15 @@ namespace lookback::ladder {
 enum class convolution1d_variant { basic = 1, constant_mask, tiled_halo, tiled_cache, production };
 enum class convolution2d_variant { basic = 1, tiled, production };
 
-/// The widest mask the constant-memory rungs take (and the halo the tiled ones stage).
-inline constexpr int max_ladder_mask_taps = 255;
-/// The 2D tiled rung's output tile side; its block is this plus the mask's side less one.
-inline constexpr int conv2d_output_tile = 16;
-inline constexpr int max_ladder_mask_side = 15;
+/// Whether a call copies its mask into constant memory first (rungs 2 to 4, 2D rung 2), or finds it
+/// there from upload_constant_mask.
+enum class mask_upload { each_call, done };
 
 namespace detail {
+namespace {
 
-static __constant__ float c_mask_float[max_ladder_mask_taps];
-static __constant__ double c_mask_double[max_ladder_mask_taps];
+__constant__ float c_mask_float[max_ladder_mask_taps];
+__constant__ double c_mask_double[max_ladder_mask_taps];
 
 template <class T>
 __device__ __forceinline__ T constant_tap(int j) {
@@ -117,21 +121,24 @@ __global__ void __launch_bounds__(block_threads) conv1d_tiled_cache(const T* in,
   out[i] = acc;
 }
 
+/// The 2D rungs' blocks stride over row tiles: a grid's y extent stops at 65535.
 template <class T>
 __global__ void conv2d_basic(const T* in, const T* mask, T* out, int mask_side, int height, int width) {
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (col >= width || row >= height) return;
+  if (col >= width) return;
   const int r = mask_side / 2;
-  T acc{0};
-  for (int a = 0; a < mask_side; ++a)
-    for (int b = 0; b < mask_side; ++b) {
-      const int rr = row - r + a;
-      const int cc = col - r + b;
-      if (rr >= 0 && rr < height && cc >= 0 && cc < width)
-        acc += in[static_cast<std::int64_t>(rr) * width + cc] * mask[a * mask_side + b];
-    }
-  out[static_cast<std::int64_t>(row) * width + col] = acc;
+  for (int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); row < height;
+       row += static_cast<int>(gridDim.y * blockDim.y)) {
+    T acc{0};
+    for (int a = 0; a < mask_side; ++a)
+      for (int b = 0; b < mask_side; ++b) {
+        const int rr = row - r + a;
+        const int cc = col - r + b;
+        if (rr >= 0 && rr < height && cc >= 0 && cc < width)
+          acc += in[static_cast<std::int64_t>(rr) * width + cc] * mask[a * mask_side + b];
+      }
+    out[static_cast<std::int64_t>(row) * width + col] = acc;
+  }
 }
 
 /// Blocks of (tile + mask side - 1)^2 threads each load one input (ghosts 0); the inner tile^2
@@ -143,29 +150,49 @@ __global__ void conv2d_tiled(const T* in, T* out, int mask_side, int height, int
   const int r = mask_side / 2;
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
-  const int row = static_cast<int>(blockIdx.y) * conv2d_output_tile + ty - r;
   const int col = static_cast<int>(blockIdx.x) * conv2d_output_tile + tx - r;
-  staged[ty][tx] = (row >= 0 && row < height && col >= 0 && col < width) ? in[static_cast<std::int64_t>(row) * width + col]
-                                                                         : T{0};
-  __syncthreads();
   const int ox = tx - r;
   const int oy = ty - r;
-  if (ox < 0 || oy < 0 || ox >= conv2d_output_tile || oy >= conv2d_output_tile) return;
-  if (row >= height || col >= width) return;
-  T acc{0};
-  for (int a = 0; a < mask_side; ++a)
-    for (int b = 0; b < mask_side; ++b) acc += staged[oy + a][ox + b] * constant_tap<T>(a * mask_side + b);
-  out[static_cast<std::int64_t>(row) * width + col] = acc;
+  const bool computes = ox >= 0 && oy >= 0 && ox < conv2d_output_tile && oy < conv2d_output_tile && col < width;
+  const int row_tiles = (height + conv2d_output_tile - 1) / conv2d_output_tile;
+  for (int tile = static_cast<int>(blockIdx.y); tile < row_tiles; tile += static_cast<int>(gridDim.y)) {
+    const int row = tile * conv2d_output_tile + ty - r;
+    staged[ty][tx] = (row >= 0 && row < height && col >= 0 && col < width)
+                         ? in[static_cast<std::int64_t>(row) * width + col]
+                         : T{0};
+    __syncthreads();
+    if (computes && row < height) {
+      T acc{0};
+      for (int a = 0; a < mask_side; ++a)
+        for (int b = 0; b < mask_side; ++b) acc += staged[oy + a][ox + b] * constant_tap<T>(a * mask_side + b);
+      out[static_cast<std::int64_t>(row) * width + col] = acc;
+    }
+    __syncthreads();  // the next tile's loads overwrite what this one read
+  }
 }
 
+}  // namespace
 }  // namespace detail
+
+namespace {
+
+/// Copies a mask into the constant memory rungs 2 to 4 (1D) and 2 (2D) read, for calls that pass
+/// mask_upload::done; ordered on `stream`.
+template <class T>
+void upload_constant_mask(const T* h_mask, int taps, cudaStream_t stream = nullptr) {
+  if (taps < 1 || taps > max_ladder_mask_taps)
+    throw std::invalid_argument("lookback::ladder::upload_constant_mask: 1 to " + std::to_string(max_ladder_mask_taps) +
+                                " taps, not " + std::to_string(taps));
+  detail::set_constant_mask(h_mask, taps, stream);
+}
 
 /// out = in correlated with the mask (mask_width odd taps, host memory), zero ghosts, by rung
 /// `variant`. Rungs 1 to 4 take up to 255 taps. d_mask: the same taps in device memory (rung 1 reads
 /// them there).
 template <class T>
 void convolve1d(convolution1d_variant variant, const T* d_in, T* d_out, std::int64_t n, const T* h_mask,
-                const T* d_mask, int mask_width, cudaStream_t stream = nullptr) {
+                const T* d_mask, int mask_width, cudaStream_t stream = nullptr,
+                mask_upload upload = mask_upload::each_call) {
   using namespace detail;
   constexpr const char* who = "lookback::ladder::convolve1d";
   check_item_count(n, who);
@@ -178,7 +205,8 @@ void convolve1d(convolution1d_variant variant, const T* d_in, T* d_out, std::int
     return ::lookback::convolve1d(d_in, d_out, n, h_mask, mask_width, boundary::zero, stream);
   if (n == 0) return;
   const unsigned grid = grid_of(ceil_div(n, block_threads), who);
-  if (variant != convolution1d_variant::basic) set_constant_mask(h_mask, mask_width, stream);
+  if (variant != convolution1d_variant::basic && upload == mask_upload::each_call)
+    set_constant_mask(h_mask, mask_width, stream);
   switch (variant) {
     case convolution1d_variant::basic:
       conv1d_basic<<<grid, block_threads, 0, stream>>>(d_in, d_mask, d_out, mask_width, n);
@@ -201,10 +229,15 @@ void convolve1d(convolution1d_variant variant, const T* d_in, T* d_out, std::int
 /// take sides up to 15.
 template <class T>
 void convolve2d(convolution2d_variant variant, const T* d_in, T* d_out, int height, int width, const T* h_mask,
-                const T* d_mask, int mask_side, cudaStream_t stream = nullptr) {
+                const T* d_mask, int mask_side, cudaStream_t stream = nullptr,
+                mask_upload upload = mask_upload::each_call) {
   using namespace detail;
   constexpr const char* who = "lookback::ladder::convolve2d";
   if (mask_side < 1 || mask_side % 2 == 0) throw std::invalid_argument(std::string(who) + ": the mask needs an odd side");
+  // As the production convolve2d: column and row indices, halos included, stay within an int.
+  if (height < 0 || width < 0 || height > max_image_side || width > max_image_side)
+    throw std::invalid_argument(std::string(who) + ": image sides from 0 to " + std::to_string(max_image_side) +
+                                ", not " + std::to_string(height) + " x " + std::to_string(width));
   if (variant != convolution2d_variant::production && mask_side > max_ladder_mask_side)
     throw std::invalid_argument(std::string(who) + ": the textbook rungs take sides up to " +
                                 std::to_string(max_ladder_mask_side));
@@ -213,16 +246,17 @@ void convolve2d(convolution2d_variant variant, const T* d_in, T* d_out, int heig
                                   boundary::zero, stream);
   if (height == 0 || width == 0) return;
   if (variant == convolution2d_variant::basic) {
-    const dim3 grid(static_cast<unsigned>(ceil_div(width, 16)), static_cast<unsigned>(ceil_div(height, 16)));
+    const dim3 grid(static_cast<unsigned>(ceil_div(width, 16)), static_cast<unsigned>(lookback::detail::grid_rows(height, 16)));
     conv2d_basic<<<grid, dim3(16, 16), 0, stream>>>(d_in, d_mask, d_out, mask_side, height, width);
   } else {
-    set_constant_mask(h_mask, mask_side * mask_side, stream);
+    if (upload == mask_upload::each_call) set_constant_mask(h_mask, mask_side * mask_side, stream);
     const int in_tile = conv2d_output_tile + mask_side - 1;
     const dim3 grid(static_cast<unsigned>(ceil_div(width, conv2d_output_tile)),
-                    static_cast<unsigned>(ceil_div(height, conv2d_output_tile)));
+                    static_cast<unsigned>(lookback::detail::grid_rows(height, conv2d_output_tile)));
     conv2d_tiled<<<grid, dim3(in_tile, in_tile), 0, stream>>>(d_in, d_out, mask_side, height, width);
   }
   LOOKBACK_CUDA_TRY(cudaGetLastError());
 }
 
+}  // namespace
 }  // namespace lookback::ladder

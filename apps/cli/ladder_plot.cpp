@@ -55,14 +55,12 @@ int run_program(const std::vector<std::string>& argv, const fs::path& stderr_pat
 class scratch_dir {
  public:
   explicit scratch_dir(std::initializer_list<const char*> entries) {
-    std::string pattern = (fs::temp_directory_path() / "lookback-plot-XXXXXX").string();
-    guards_.reserve(entries.size() + 1);
-    const io::cleanup_signals_held held;
-    if (::mkdtemp(pattern.data()) == nullptr)
+    std::string made;
+    if (io::create_registered((fs::temp_directory_path() / "lookback-plot-").string(), true, directory_, made) < 0)
       throw cli_error(exit_code::cant_create, "cannot create a temporary directory for --plot: " + std::string(std::strerror(errno)));
-    path_ = pattern;
+    path_ = made;
+    guards_.reserve(entries.size());
     try {
-      guards_.push_back(std::make_unique<io::removed_on_signal>(path_));
       for (const char* name : entries) guards_.push_back(std::make_unique<io::removed_on_signal>(path_ / name));
     } catch (...) {
       std::error_code ec;
@@ -80,6 +78,7 @@ class scratch_dir {
 
  private:
   fs::path path_;
+  std::optional<io::removed_on_signal> directory_;
   std::vector<std::unique_ptr<io::removed_on_signal>> guards_;
 };
 

@@ -9,9 +9,11 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -28,7 +30,7 @@ namespace {
   throw io_error(kind, p, std::string(what) + ": " + std::strerror(err));
 }
 
-// mkstemp creates files 0600; give the output the mode a plain open(O_CREAT, 0666)
+// The temporary is created 0600; give the output the mode a plain open(O_CREAT, 0666)
 // would have.  umask can only be read by setting it, which is harmless in this
 // single-threaded tool.
 mode_t default_file_mode() {
@@ -129,6 +131,26 @@ cleanup_signals_held::cleanup_signals_held() {
   ::pthread_sigmask(SIG_BLOCK, &held, &old_);
 }
 
+int create_registered(const std::string& prefix, bool directory, std::optional<removed_on_signal>& guard,
+                      std::string& path) {
+  static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+  const cleanup_signals_held held;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    path = prefix;
+    for (int i = 0; i < 12; ++i) path += letters[rng() % (sizeof letters - 1)];
+    guard.emplace(path);
+    const int made = directory ? ::mkdir(path.c_str(), 0700) : ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (made >= 0) return made;
+    const int err = errno;
+    guard.reset();
+    errno = err;
+    if (err != EEXIST) return -1;
+  }
+  return -1;
+}
+
 cleanup_signals_held::~cleanup_signals_held() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 removed_on_signal::removed_on_signal(const fs::path& path) : slot_(remember_temporary(path.string())) {}
@@ -163,20 +185,11 @@ atomic_output_file::atomic_output_file(fs::path final_path) : final_(std::move(f
   // Short enough that the temporary's name fits where the output's does (255 bytes).
   std::string stem = target_.filename().string();
   if (stem.size() > 200) stem.resize(200);
-  std::string pattern = (dir / ("." + stem + ".tmp-XXXXXX")).string();
-  int created_errno = 0;
-  {
-    // A Ctrl-C between creating the temporary and remembering it would leave it behind.
-    const cleanup_signals_held held;
-    fd_ = ::mkstemp(pattern.data());
-    created_errno = errno;
-    if (fd_ >= 0) {
-      temp_ = pattern;
-      on_signal_.emplace(temp_);
-    }
-  }
+  std::string made;
+  fd_ = create_registered((dir / ("." + stem + ".tmp-")).string(), false, on_signal_, made);
+  if (fd_ >= 0) temp_ = made;
   if (fd_ < 0) {
-    const int err = created_errno;
+    const int err = errno;
     // Some filesystems (procfs) also answer ENOENT, so check before blaming the directory.
     if (err == ENOENT && !fs::exists(dir, ec))
       throw io_error(error_kind::cant_create, final_,

@@ -41,6 +41,14 @@ class removed_on_signal {
   int slot_;
 };
 
+// Creates a file (open's O_EXCL, mode 0600; returns its descriptor) or, with `directory`, a directory
+// (mode 0700; returns 0) named `prefix` and twelve random letters or digits, registered in `guard`
+// before it exists: a signal taken by another thread (cleanup_signals_held holds them on this one
+// only) then still finds it, and removing a name not yet made is harmless. `path` is the name made.
+// On failure returns -1 with errno set, and `guard` is empty.
+int create_registered(const std::string& prefix, bool directory, std::optional<removed_on_signal>& guard,
+                      std::string& path);
+
 // Writes a file so that readers only ever see the old contents or the complete
 // new ones: data goes to a hidden temporary in the destination's directory (so
 // the final rename stays within one filesystem and is atomic) and is renamed

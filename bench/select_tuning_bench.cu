@@ -78,8 +78,8 @@ void register_pipelined(const char* label, std::initializer_list<int> log_sizes 
     for (const int percent : {1, 50, 99})
       register_run<Op, T>(
           label, percent, std::int64_t{1} << log_n,
-          [](auto d_in, auto selector, auto, auto, std::int64_t n) -> std::optional<std::size_t> {
-            if (!select::detail::select_lookahead_applies<Policy, Op == compaction::partition>(d_in, selector))
+          [](auto d_in, auto selector, auto d_out, auto, std::int64_t n) -> std::optional<std::size_t> {
+            if (!select::detail::select_lookahead_applies<Policy, Op == compaction::partition>(d_in, selector, d_out))
               return std::nullopt;
             return select::detail::select_lookahead_layout<Policy>(n).total();
           },

@@ -74,8 +74,9 @@ std::string verification_line(const verification& v, const std::string& what) {
 
 void check_verification(const verification& v, const std::string& what) {
   if (!v.mismatch) return;
+  const std::string counted_in = v.mismatch->counted_in.empty() ? "" : " " + v.mismatch->counted_in;
   throw cli_error(exit_code::software, verification_line(v, what) + " at element " + std::to_string(v.mismatch->index) +
-                                           ": " + (v.exact ? "cpu " : "cub ") + v.mismatch->expected + ", lookback " +
+                                           counted_in + ": " + (v.exact ? "cpu " : "cub ") + v.mismatch->expected + ", lookback " +
                                            v.mismatch->actual);
 }
 

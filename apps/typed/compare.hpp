@@ -103,6 +103,7 @@ struct mismatch {
   std::int64_t index = 0;
   std::string expected;
   std::string actual;
+  std::string counted_in;  // what the index counts in, where not the whole input ("of a sorted part of N items")
 };
 
 /// The first element where `got` differs from `want`, both scans of `in` per `spec` that start from

@@ -86,8 +86,8 @@ class cpu_sort_backend {
   }
 
   void scatter(pipelines::source& keys, pipelines::source* values, const pipelines::digit_pass& pass,
-               const std::vector<int>& bucket_of, std::vector<std::int64_t>& cursor, pipelines::sink& key_spill,
-               pipelines::sink* value_spill) {
+               const std::vector<int>& bucket_of, std::vector<std::int64_t>& cursor,
+               const std::vector<std::int64_t>& bucket_end, pipelines::sink& key_spill, pipelines::sink* value_spill) {
     const std::size_t vw = static_cast<std::size_t>(spec_.value_bytes);
     std::vector<std::byte> key_buffer, value_buffer, key_out, value_out;
     std::vector<std::int64_t> at_bucket(cursor.size());
@@ -115,6 +115,7 @@ class cpu_sort_backend {
       for (std::size_t b = 0; b < cursor.size(); ++b) {
         const std::int64_t first = sizes[b], items = sizes[b + 1] - sizes[b];
         if (items == 0) continue;
+        pipelines::check_run_fits(cursor, bucket_end, b, items);
         key_spill.write(cursor[b], items, key_out.data() + static_cast<std::size_t>(first) * sizeof(Key));
         if (v != nullptr) value_spill->write(cursor[b], items, value_out.data() + static_cast<std::size_t>(first) * vw);
         cursor[b] += items;

@@ -9,6 +9,9 @@
 #include "typed/sort_ops.hpp"
 #include "typed/stream_ops.hpp"
 
+#include <lookback/pipelines/histogram.cuh>
+#include <lookback/pipelines/reduce.cuh>
+#include <lookback/pipelines/scan.cuh>
 #include <lookback/pipelines/sort.cuh>
 
 #include <algorithm>
@@ -316,6 +319,86 @@ TEST_F(external_sort, TheLibraryEntryPointsSortHostArraysLargerThanTheirBudget) 
     ASSERT_EQ(moved[i], order[i]) << "item " << i;
     ASSERT_EQ(sorted[i], keys[order[i]]) << "item " << i;
   }
+}
+
+// An array sorted into itself: the scatter cannot spill into an output that is its own input (it would
+// overwrite chunks not yet read), so it spills elsewhere; pairs in place too.
+TEST_F(external_sort, AHostArraySortedIntoItselfLargerThanTheBudget) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 1 << 20);
+  std::mt19937_64 rng = make_rng(1512);
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  std::vector<std::uint32_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = static_cast<std::uint32_t>(rng());
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+  std::vector<std::uint32_t> order(values);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  const std::vector<std::uint32_t> original(keys);
+  pipelines::host_source k(keys.data(), n, 4), v(values.data(), n, 4);
+  pipelines::host_sink ko(keys.data(), 4), vo(values.data(), 4);
+  pipelines::sort_options o;
+  o.limits.device_bytes = std::size_t{2} << 20;
+  const pipelines::sort_report r = pipelines::sort_pairs<std::uint32_t, std::uint32_t>(k, v, ko, vo, o);
+  if (n >= 100000) EXPECT_TRUE(r.external) << pipelines::describe(r);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    ASSERT_EQ(values[i], order[i]) << "item " << i;
+    ASSERT_EQ(keys[i], original[order[i]]) << "item " << i;
+  }
+}
+
+/// Keys that change between the external sort's two reads: spread over every digit when counted, all
+/// one digit when scattered, as a file rewritten meanwhile would be.
+class changing_source final : public pipelines::source {
+ public:
+  explicit changing_source(std::int64_t n) : n_(n) {}
+  std::int64_t size() const override { return n_; }
+  std::size_t item_bytes() const override { return 4; }
+  void read(std::int64_t first, std::int64_t count, void* dst) override {
+    auto* out = static_cast<std::uint32_t*>(dst);
+    for (std::int64_t i = 0; i < count; ++i)
+      out[i] = read_ < n_ ? static_cast<std::uint32_t>((first + i) * 2654435761u) : 0u;
+    read_ += count;
+  }
+
+ private:
+  std::int64_t n_;
+  std::int64_t read_ = 0;
+};
+
+TEST_F(external_sort, KeysChangedBetweenTheTwoReadsStopTheRunBeforeAnOverflowingWrite) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 1 << 20);
+  if (n < 200000) GTEST_SKIP() << "needs an external sort of several buckets";
+  changing_source k(n);
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(n));
+  pipelines::host_sink ko(out.data(), 4);
+  pipelines::sort_options o;
+  o.limits.device_bytes = std::size_t{2} << 20;
+  try {
+    pipelines::sort_keys<std::uint32_t>(k, ko, o);
+    ADD_FAILURE() << "no error";
+  } catch (const pipelines::stream_error& e) {
+    EXPECT_EQ(e.what_failed(), pipelines::stream_error::kind::device);
+    EXPECT_NE(std::string(e.what()).find("receives more items than the histogram counted"), std::string::npos)
+        << e.what();
+  }
+}
+
+// The chunks' device slots are sized by the source's items, the kernels read the type's: a source of
+// other items is refused before anything runs (no GPU needed).
+TEST(streamed_arguments, sources_of_another_item_size_are_refused) {
+  std::vector<float> floats(10);
+  pipelines::host_source four(floats.data(), 10, 4);
+  std::vector<double> out(10);
+  pipelines::host_sink eight(out.data(), 8);
+  EXPECT_THROW(pipelines::inclusive_scan<double>(four, eight, sum{}), std::invalid_argument);
+  EXPECT_THROW((void)pipelines::reduce(four, sum{}, 0.0), std::invalid_argument);
+  std::vector<unsigned long long> counts(4);
+  EXPECT_THROW(pipelines::histogram_even<double>(four, counts.data(), 4, 0.0, 1.0), std::invalid_argument);
+  std::vector<std::uint32_t> keys(10);
+  pipelines::host_source k(keys.data(), 10, 4);
+  pipelines::host_sink ko(keys.data(), 4), vo(out.data(), 8);
+  EXPECT_THROW((pipelines::sort_pairs<std::uint32_t, std::uint64_t>(k, four, ko, vo)), std::invalid_argument);
 }
 
 TEST_F(external_sort, ABudgetTooSmallForOneBucketIsRefusedNamingWhatItNeeds) {

@@ -553,6 +553,88 @@ TEST(select_arguments, null_arrays_are_refused) {
   expect_refused("d_in", [&] { select_flagged(d_temp, bytes, no_input, flags, values, count, n); });
 }
 
+// Tiles store while later tiles load: outputs over the input or the flags are refused (as the sort's).
+TEST(select_arguments, overlapping_arrays_are_refused) {
+  untouched_storage storage;
+  void* d_temp = storage.get();
+  std::size_t& bytes = storage.bytes;
+  const keep_below<std::uint32_t> pred{50};
+  auto* count = static_cast<std::int64_t*>(storage.get());
+  // Addresses compared, never dereferenced.
+  auto* at = reinterpret_cast<std::uint32_t*>(std::uintptr_t{1} << 20);
+  const auto* flags = reinterpret_cast<const std::uint8_t*>(at + 100);
+  expect_refused("d_in and d_out overlap", [&] { select_if(d_temp, bytes, at, at, count, 10, pred); });
+  expect_refused("d_in and d_out overlap", [&] { partition(d_temp, bytes, at + 5, at, count, 10, pred); });
+  expect_refused("d_flags and d_out overlap", [&] { select_flagged(d_temp, bytes, at, flags, at + 98, count, 10); });
+  // Flags of one byte end before an output past them.
+  EXPECT_NO_THROW(select_flagged(nullptr, bytes, at, flags, at + 103, count, 10));
+}
+
+/// Keeps multiples of three and marks, in device memory, any call on a zero, which the test's input
+/// never holds: the predicate must never see a slot past the end.
+struct records_zero {
+  unsigned* d_seen;
+  __device__ bool operator()(std::uint64_t x) const {
+    if (x == 0) atomicExch(d_seen, 1u);
+    return x % 3 == 0;
+  }
+};
+
+// The pipelined kernel fills a last tile's slots past the end with T{}: they are never decided.
+TEST_F(select_api, the_predicate_sees_only_real_items) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 600001);
+  std::vector<std::uint64_t> in(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = i + 1;
+  const cuda_stream stream;
+  const auto d_in = to_device(in, stream);
+  device_buffer<std::uint64_t> d_out(in.size(), stream);
+  device_buffer<std::int64_t> d_count(1, stream);
+  device_buffer<unsigned> d_seen(1, stream);
+  d_seen.fill_bytes(0);
+  for (const bool partitioned : {false, true}) {
+    records_zero pred{d_seen.data()};
+    if (partitioned)
+      partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
+    else
+      select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
+    EXPECT_EQ(selected_count(d_count.data(), stream.get()), n / 3);
+  }
+  EXPECT_EQ(to_host(d_seen).front(), 0u) << "the predicate saw a slot past the end";
+}
+
+/// 8 bytes aligned to 4: an output a whole number of items from a 16-byte boundary or not.
+struct pair32 {
+  std::int32_t key, value;
+  bool operator==(const pair32& o) const { return key == o.key && value == o.value; }
+};
+struct odd_key {
+  __host__ __device__ bool operator()(const pair32& p) const { return (p.key & 1) != 0; }
+};
+
+TEST_F(select_api, items_aligned_below_their_size_at_any_output_address) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 700001);
+  auto rng = make_rng(17);
+  std::vector<pair32> in(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = {static_cast<std::int32_t>(rng() % 1000), static_cast<std::int32_t>(i)};
+  std::vector<pair32> expected;
+  for (const pair32& p : in)
+    if (odd_key{}(p)) expected.push_back(p);
+  const cuda_stream stream;
+  const auto d_in = to_device(in, stream);
+  device_buffer<std::int32_t> d_words(2 * in.size() + 2, stream);
+  device_buffer<std::int64_t> d_count(1, stream);
+  for (const int shift : {0, 1}) {  // the output 4 bytes past an 8-byte boundary, or not
+    auto* d_out = reinterpret_cast<pair32*>(d_words.data() + shift);
+    d_words.fill_bytes(poison_byte);
+    select_if(d_in.data(), d_out, d_count.data(), n, odd_key{}, stream.get());
+    ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size())) << shift;
+    const std::vector<std::int32_t> words = to_host(d_words);
+    std::vector<pair32> got(expected.size());
+    std::memcpy(got.data(), words.data() + shift, got.size() * sizeof(pair32));
+    EXPECT_TRUE(got == expected) << "output shifted by " << shift << " words";
+  }
+}
+
 // With no items the arrays may be null; the count is still written.
 TEST_F(select_api, null_arrays_with_no_items_are_accepted) {
   const cuda_stream stream;

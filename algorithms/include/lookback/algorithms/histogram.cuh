@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace lookback {
 namespace histogram::detail {
@@ -58,6 +59,11 @@ void run_with_policy(const Sample* d_samples, std::int64_t num_samples, Counter*
 template <class Sample, class Counter, class BinMap>
 void run(const Sample* d_samples, std::int64_t num_samples, Counter* d_histogram, int num_bins, const BinMap& bin_of,
          cudaStream_t stream) {
+  // The bin maps compare integer samples as int64 levels: a uint64 sample past 2^63 would land in a bin.
+  static_assert(std::is_same_v<Sample, std::uint8_t> || std::is_same_v<Sample, std::uint16_t> ||
+                    std::is_same_v<Sample, std::int32_t> || std::is_same_v<Sample, std::uint32_t> ||
+                    std::is_same_v<Sample, float> || std::is_same_v<Sample, double>,
+                "histogram samples: uint8, uint16, int32, uint32, float or double");
   run_with_policy<policy::histogram>(d_samples, num_samples, d_histogram, num_bins, bin_of, stream);
 }
 

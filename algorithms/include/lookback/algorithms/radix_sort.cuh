@@ -162,17 +162,6 @@ void sort_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, sor
   });
 }
 
-/// A pass reads one buffer while other blocks scatter into the next: buffers that overlap would
-/// overwrite keys not yet read.
-template <class T>
-void refuse_overlap(const T* a, const T* b, std::int64_t n, const char* what) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a), second = reinterpret_cast<std::uintptr_t>(b);
-  const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
-  if (n > 0 && first < second + bytes && second < first + bytes)
-    throw std::invalid_argument(std::string("lookback::radix_sort: ") + what +
-                                " overlap (the sort does not run in place; as cub::DeviceRadixSort)");
-}
-
 template <bool Descending, class Key, class Value>
 void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const Key* d_keys_in, Key* d_keys_out,
                    const Value* d_values_in, Value* d_values_out, std::int64_t n, int begin_bit, int end_bit,
@@ -185,9 +174,9 @@ void sort_separate(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
     if constexpr (!std::is_same_v<Value, no_value>) {
       lookback::detail::check_array(d_values_in, n, who, "d_values_in");
       lookback::detail::check_array(d_values_out, n, who, "d_values_out");
-      refuse_overlap(d_values_in, d_values_out, n, "d_values_in and d_values_out");
+      lookback::detail::refuse_overlap(d_values_in, d_values_out, n, who, "d_values_in and d_values_out");
     }
-    refuse_overlap(d_keys_in, d_keys_out, n, "d_keys_in and d_keys_out");
+    lookback::detail::refuse_overlap(d_keys_in, d_keys_out, n, who, "d_keys_in and d_keys_out");
   }
   const sort_buffers buffers{d_keys_in, d_keys_out, nullptr, d_values_in, d_values_out, nullptr, false};
   sort_with_policy<policy::radix_sort<Key, Value>, Key, Value, Descending>(d_temp_storage, temp_storage_bytes, buffers, n,
@@ -206,9 +195,9 @@ void sort_double(void* d_temp_storage, std::size_t& temp_storage_bytes, double_b
     for (Key* const buffer : keys.buffers) lookback::detail::check_array(buffer, n, who, "a key buffer");
     if (values) {
       for (Value* const buffer : values->buffers) lookback::detail::check_array(buffer, n, who, "a value buffer");
-      refuse_overlap(values->buffers[0], values->buffers[1], n, "the two value buffers");
+      lookback::detail::refuse_overlap(values->buffers[0], values->buffers[1], n, who, "the two value buffers");
     }
-    refuse_overlap(keys.buffers[0], keys.buffers[1], n, "the two key buffers");
+    lookback::detail::refuse_overlap(keys.buffers[0], keys.buffers[1], n, who, "the two key buffers");
   }
   const sort_buffers buffers{keys.current(),
                              keys.buffers[keys.selector ^ flip],

@@ -135,7 +135,7 @@ void run_by_size(void* d_temp_storage, std::size_t& temp_storage_bytes, const T*
         temp_storage_bytes = std::max(temp_storage_bytes, layout.total());
         return true;
       }
-      if (!select_lookahead_applies<pipelined, Partition>(d_in, selector)) return false;
+      if (!select_lookahead_applies<pipelined, Partition>(d_in, selector, d_out)) return false;
       layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::select");
       select_lookahead<pipelined, Partition>(d_temp_storage, d_in, selector, d_out, d_num_selected, num_items, 0,
                                              stream);
@@ -157,6 +157,12 @@ void run(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, S
     lookback::detail::check_array(d_in, num_items, "lookback::select", "d_in");
     lookback::detail::check_array(d_out, num_items, "lookback::select", "d_out");
     lookback::detail::check_array(d_num_selected, 1, "lookback::select", "d_num_selected");
+    // Tiles store while later tiles still load: an output over the input (or the flags) would overwrite
+    // items unread.
+    lookback::detail::refuse_overlap(d_in, d_out, num_items, "lookback::select", "d_in and d_out");
+    using flags = device::staged_flags<Selector>;
+    if constexpr (flags::present)
+      lookback::detail::refuse_overlap(flags::source(selector), d_out, num_items, "lookback::select", "d_flags and d_out");
   }
   run_by_size<Partition, Sized>(d_temp_storage, temp_storage_bytes, d_in, selector, d_out, d_num_selected, num_items,
                                 stream);
@@ -221,8 +227,9 @@ void partition(const T* d_in, T* d_out, std::int64_t* d_num_selected, std::int64
   });
 }
 
-/// Reads a count the compaction left in device memory (waits for the stream).
-[[nodiscard]] inline std::int64_t selected_count(const std::int64_t* d_num_selected, cudaStream_t stream = nullptr) {
+/// Reads a count the compaction left in device memory, waiting for `stream`: the compaction's own (a
+/// default would be the legacy stream, which this library's non-blocking streams do not wait for).
+[[nodiscard]] inline std::int64_t selected_count(const std::int64_t* d_num_selected, cudaStream_t stream) {
   std::int64_t count = 0;
   LOOKBACK_CUDA_TRY(cudaMemcpyAsync(&count, d_num_selected, sizeof(count), cudaMemcpyDeviceToHost, stream));
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream));

@@ -31,6 +31,7 @@ struct lookback_histogram_chunk {
 template <class Sample, class Counter, class Step>
 chunk_plan histogram_with(source& samples, Counter* h_counts, int num_bins, const stream_options& options, Step step) {
   histogram::check_bins(num_bins);
+  check_item_bytes(samples, sizeof(Sample), "lookback::pipelines::histogram", "the samples");
   const std::int64_t n = samples.size();
   const std::size_t bins = static_cast<std::size_t>(num_bins);
   chunk_costs costs;

@@ -43,6 +43,7 @@ struct deterministic_reduce_chunk {
 /// chunk reads the running value from one slot and leaves the next in the other.
 template <class T, class Step>
 T reduce_carried_with(source& in, T init, const stream_options& options, Step step, chunk_plan* plan_out = nullptr) {
+  check_item_bytes(in, sizeof(T), "lookback::pipelines::reduce", "the input's");
   const std::int64_t n = in.size();
   chunk_costs costs;
   costs.device_per_item = sizeof(T);

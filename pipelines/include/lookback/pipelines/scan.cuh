@@ -38,6 +38,7 @@ using deterministic_scan_chunk = lookback_scan_chunk<Exclusive, Op, deterministi
 template <bool Exclusive, class T, class Op, class Step>
 chunk_plan scan_with(source& in, sink& out, T init, Op op, const stream_options& options, Step step,
                      bool first_from_nothing = false) {
+  check_item_bytes(in, sizeof(T), "lookback::pipelines::scan", "the input's");
   const std::int64_t n = in.size();
   chunk_costs costs;
   costs.device_per_item = 2 * sizeof(T);

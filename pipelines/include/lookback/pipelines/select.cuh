@@ -38,9 +38,7 @@ std::int64_t select_with(source& values, source* flags, sink& out, const stream_
                            chunk_plan* plan_out) {
   const std::int64_t n = values.size();
   // The chunks cut every input alike: flags must be one byte a value, as many as the values.
-  if (values.item_bytes() != sizeof(T))
-    throw std::invalid_argument("lookback::pipelines::select: values of " + std::to_string(values.item_bytes()) +
-                                " bytes, the type has " + std::to_string(sizeof(T)));
+  check_item_bytes(values, sizeof(T), "lookback::pipelines::select", "the values");
   if (flags != nullptr && (flags->size() != n || flags->item_bytes() != 1))
     throw std::invalid_argument("lookback::pipelines::select_flagged: " + std::to_string(flags->size()) + " flags of " +
                                 std::to_string(flags->item_bytes()) + " bytes for " + std::to_string(n) +

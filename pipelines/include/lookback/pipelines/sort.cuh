@@ -63,9 +63,7 @@ template <class Key, bool Descending, class Step>
 sort_report sort_with(source& keys, source* values, sink& keys_out, sink* values_out, const sort_options& options,
                       Step step) {
   static_assert(radix::sortable_key<Key>, "keys: uint8, uint16, uint32, int32, float, uint64, int64 or double");
-  if (keys.item_bytes() != sizeof(Key))
-    throw std::invalid_argument("lookback::pipelines::sort: the keys' items are " + std::to_string(keys.item_bytes()) +
-                                " bytes, not the key type's " + std::to_string(sizeof(Key)));
+  check_item_bytes(keys, sizeof(Key), "lookback::pipelines::sort", "the keys");
   if ((values == nullptr) != (values_out == nullptr))
     throw std::invalid_argument("lookback::pipelines::sort: values need values_out, and values_out values");
   const std::size_t value_bytes = values != nullptr ? values->item_bytes() : 0;
@@ -99,6 +97,7 @@ sort_report sort_keys(source& keys, sink& keys_out, const sort_options& options 
 template <class Key, class Value>
 sort_report sort_pairs(source& keys, source& values, sink& keys_out, sink& values_out, const sort_options& options = {}) {
   static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
+  check_item_bytes(values, sizeof(Value), "lookback::pipelines::sort", "the values");
   if (options.descending)
     return sort_with<Key, true>(keys, &values, keys_out, &values_out, options, lookback_sort_step<Key, Value, true>{});
   return sort_with<Key, false>(keys, &values, keys_out, &values_out, options, lookback_sort_step<Key, Value, false>{});

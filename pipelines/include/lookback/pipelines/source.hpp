@@ -12,6 +12,7 @@
 #include <exception>
 #include <string>
 #include <thread>
+#include <stdexcept>
 #include <vector>
 
 #include <fcntl.h>
@@ -31,6 +32,14 @@ class source {
   /// from pageable memory) instead of reading them into its own staging first.
   [[nodiscard]] virtual const void* host_items() const { return nullptr; }
 };
+
+/// Refuses a source whose items are not of the type a streamed call reads: the chunks' device slots are
+/// sized by the source's items, the kernels read the type's.
+inline void check_item_bytes(const source& s, std::size_t type_bytes, const std::string& who, const char* what) {
+  if (s.item_bytes() != type_bytes)
+    throw std::invalid_argument(who + ": " + what + " are items of " + std::to_string(s.item_bytes()) +
+                                " bytes, the type's are " + std::to_string(type_bytes));
+}
 
 /// Items already in host memory, copied to the device straight from where they lie: pinned arrays
 /// (cudaHostAlloc, cudaHostRegister) at the link's full speed, pageable ones at what the driver's own

@@ -50,10 +50,13 @@ lookback::detail::temp_layout select_lookahead_layout(std::int64_t num_items) {
 /// Whether the pipelined kernel can run these arrays on the current device: compiled for it, input and
 /// flags 16-byte aligned (the output is written item by item), its stages fitting shared memory.
 template <class Policy, bool Partition, class T, class Selector>
-bool select_lookahead_applies(const T* d_in, const Selector& selector) {
+bool select_lookahead_applies(const T* d_in, const Selector& selector, const T* d_out) {
   using flags = device::staged_flags<Selector>;
   const auto kernel = select_lookahead_kernel_for<Policy, Partition, T, Selector>;
+  // The output goes out by bulk copies from its first 16-byte boundary on, which items straddle where
+  // d_out is not a whole number of items from one (a T aligned below its size).
   return thread::aligned16(d_in) && (!flags::present || thread::aligned16(flags::source(selector))) &&
+         reinterpret_cast<std::uintptr_t>(d_out) % sizeof(T) == 0 &&
          lookback::detail::compiled_for_hopper(kernel) &&
          lookback::detail::fits_dynamic_shared_memory(kernel, select_lookahead_shared_bytes<Policy, T, Selector>());
 }

@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         for (int k = 0; k < items_per_thread; ++k) {
           bool kept_item;
           if constexpr (flags::present) kept_item = read[k] != Flag{};
-          else kept_item = decide(read[k]);
+          else kept_item = (whole || k < in_run) && decide(read[k]);  // never the predicate on a slot past the end
           decisions.set(k, kept_item && (whole || k < in_run));
         }
         return decisions.bits();

@@ -126,7 +126,8 @@ class gpu_sort_backend {
   }
 
   void scatter(source& keys, source* values, const digit_pass& pass, const std::vector<int>& bucket_of,
-               std::vector<std::int64_t>& cursor, sink& key_spill, sink* value_spill) {
+               std::vector<std::int64_t>& cursor, const std::vector<std::int64_t>& bucket_end, sink& key_spill,
+               sink* value_spill) {
     const std::int64_t n = keys.size();
     const std::size_t digits = std::size_t{1} << pass.width;
     const std::size_t vb = values != nullptr ? value_bytes_ : 0;
@@ -185,6 +186,7 @@ class gpu_sort_backend {
         if (runs.empty() || runs.back().first != bucket_of[d]) runs.emplace_back(bucket_of[d], 0);
         runs.back().second += static_cast<std::int64_t>(counts[d]);
       }
+      for (const auto& [b, items] : runs) check_run_fits(cursor, bucket_end, static_cast<std::size_t>(b), items);
       drain_runs(s.keys.data(), key_bytes, key_spill, s.staging.data(), runs, cursor, c.count, copy_out);
       if (vb != 0)
         drain_runs(s.values.data(), vb, *value_spill, s.staging.data() + chunk_items * key_bytes, runs, cursor, c.count,

@@ -15,7 +15,8 @@
 //   std::size_t host_reserve();              // host memory the backend itself takes while spilling
 //   digit_stats count(source& keys, const digit_pass& pass);
 //   void scatter(source& keys, source* values, const digit_pass& pass, const std::vector<int>& bucket_of_digit,
-//                std::vector<std::int64_t>& cursor, sink& keys_spill, sink* values_spill);
+//                std::vector<std::int64_t>& cursor, const std::vector<std::int64_t>& bucket_end,
+//                sink& keys_spill, sink* values_spill);  // check_run_fits before each write
 //   void sort_buckets(source& keys, source* values, sink& keys_out, sink* values_out,
 //                     const std::vector<bucket_job>& jobs);
 #include <lookback/pipelines/chunk_plan.hpp>
@@ -55,6 +56,26 @@ inline std::string describe(const sort_report& r) {
   return "external: " + std::to_string(r.buckets) + (r.buckets == 1 ? " bucket, " : " buckets, ") +
          std::to_string(r.passes) + (r.passes == 1 ? " pass" : " passes") + ", spill in " +
          (r.spill == spill_kind::file ? "file" : "host memory");
+}
+
+/// Throws before bucket b's run of `items` is written past the end the counting pass gave the bucket:
+/// the input changed between its two reads (a file rewritten meanwhile). After the writes, the check
+/// would come too late for an output or spill in host memory.
+inline void check_run_fits(const std::vector<std::int64_t>& cursor, const std::vector<std::int64_t>& bucket_end,
+                           std::size_t b, std::int64_t items) {
+  if (cursor[b] + items > bucket_end[b])
+    throw stream_error(stream_error::kind::device,
+                       "external sort: bucket " + std::to_string(b) +
+                           " receives more items than the histogram counted (did the input change between reads?)");
+}
+
+/// Whether a sink in host memory lies apart from a source's items there (or either is elsewhere).
+inline bool host_apart(const source* in, const sink* out, std::int64_t n) {
+  if (in == nullptr || out == nullptr || in->host_items() == nullptr || out->host_items() == nullptr) return true;
+  const auto a = reinterpret_cast<std::uintptr_t>(in->host_items());
+  const auto b = reinterpret_cast<std::uintptr_t>(out->host_items());
+  const auto bytes = static_cast<std::uintptr_t>(n) * in->item_bytes();
+  return a + bytes <= b || b + bytes <= a;
 }
 
 /// One counting (and scattering) pass: the digit is bits [shift, shift + width); every key of the part
@@ -171,10 +192,13 @@ class msd_sort {
       at += c;
     }
 
-    // The output spills into itself when it lies in host memory; else host memory while every spill
-    // held at once fits the host budget beside the backend's own; else a file.
+    // The output spills into itself when it lies in host memory apart from the input (over it, the
+    // scatter would overwrite chunks not yet read); else host memory while every spill held at once
+    // fits the host budget beside the backend's own; else a file.
     const bool into_output =
-        top && keys_out.host_items() != nullptr && (values_out == nullptr || values_out->host_items() != nullptr);
+        top && keys_out.host_items() != nullptr && (values_out == nullptr || values_out->host_items() != nullptr) &&
+        host_apart(&keys, &keys_out, n) && host_apart(values, &keys_out, n) && host_apart(&keys, values_out, n) &&
+        host_apart(values, values_out, n);
     const std::size_t held_before = host_held_;
     const std::size_t spill_bytes = static_cast<std::size_t>(n) * item_bytes();
     const bool in_host = host_held_ + spill_bytes + be_.host_reserve() <= s_.host_budget;
@@ -189,9 +213,12 @@ class msd_sort {
     sink& key_spill = key_store != nullptr ? key_store->as_sink() : keys_out;
     sink* value_spill = values == nullptr ? nullptr : value_store != nullptr ? &value_store->as_sink() : values_out;
 
-    std::vector<std::int64_t> cursor(buckets.size());
-    for (std::size_t b = 0; b < buckets.size(); ++b) cursor[b] = buckets[b].first;
-    be_.scatter(keys, values, pass, bucket_of, cursor, key_spill, value_spill);
+    std::vector<std::int64_t> cursor(buckets.size()), bucket_end(buckets.size());
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      cursor[b] = buckets[b].first;
+      bucket_end[b] = buckets[b].first + buckets[b].count;
+    }
+    be_.scatter(keys, values, pass, bucket_of, cursor, bucket_end, key_spill, value_spill);
     for (std::size_t b = 0; b < buckets.size(); ++b)
       if (cursor[b] != buckets[b].first + buckets[b].count)
         throw stream_error(stream_error::kind::device,

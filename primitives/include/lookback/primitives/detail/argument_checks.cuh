@@ -23,4 +23,16 @@ void check_array(const It& array, std::int64_t items, const char* who, const cha
                                   std::to_string(items) + " items to process");
 }
 
+/// Refuses two arrays of n items whose bytes overlap, where the algorithm reads one while it writes the
+/// other from other blocks (a sort's passes, a compaction's tiles): items not yet read would be
+/// overwritten. As CUB's, such calls do not run in place.
+template <class T, class U>
+void refuse_overlap(const T* a, const U* b, std::int64_t items, const char* who, const char* names) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a), second = reinterpret_cast<std::uintptr_t>(b);
+  const auto first_bytes = static_cast<std::uintptr_t>(items) * sizeof(T);
+  const auto second_bytes = static_cast<std::uintptr_t>(items) * sizeof(U);
+  if (items > 0 && first < second + second_bytes && second < first + first_bytes)
+    throw std::invalid_argument(std::string(who) + ": " + names + " overlap (the call does not run in place)");
+}
+
 }  // namespace lookback::detail

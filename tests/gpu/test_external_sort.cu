@@ -5,6 +5,7 @@
 // stable order (itself checked against CUB's in test_radix_sort). More than 2^32 keys: DISABLED_, run
 // in the bundle's huge step.
 #include "support/gpu_test.hpp"
+#include "support/opaque_io.hpp"
 #include "support/test_sizes.hpp"
 #include "typed/sort_ops.hpp"
 #include "typed/stream_ops.hpp"
@@ -28,27 +29,6 @@ namespace {
 
 class external_sort : public gpu_test {};
 class external_sort_large : public gpu_test {};
-
-/// Host memory that the pipelines must treat as a file: no host_items(), so every copy goes through
-/// their pinned staging and a spill cannot be the output itself.
-class opaque_source final : public pipelines::source {
- public:
-  opaque_source(const void* items, std::int64_t n, std::size_t bytes) : inner_(items, n, bytes) {}
-  std::int64_t size() const override { return inner_.size(); }
-  std::size_t item_bytes() const override { return inner_.item_bytes(); }
-  void read(std::int64_t first, std::int64_t count, void* dst) override { inner_.read(first, count, dst); }
-
- private:
-  pipelines::host_source inner_;
-};
-class opaque_sink final : public pipelines::sink {
- public:
-  opaque_sink(void* items, std::size_t bytes) : inner_(items, bytes) {}
-  void write(std::int64_t first, std::int64_t count, const void* src) override { inner_.write(first, count, src); }
-
- private:
-  pipelines::host_sink inner_;
-};
 
 enum class shape { random, few_distinct, all_equal, sorted, reversed, skewed };
 

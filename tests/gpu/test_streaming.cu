@@ -5,6 +5,7 @@
 // windows, bit for bit one run's and verified exactly; the cases past 2^31 and 2^32 items (DISABLED_, run in
 // the bundle's huge step).
 #include "support/gpu_test.hpp"
+#include "support/opaque_io.hpp"
 #include "support/test_sizes.hpp"
 #include "typed/compare.hpp"
 #include "typed/reference.hpp"
@@ -135,6 +136,43 @@ TEST_F(streaming, ScanEveryDtypeOperatorAndModeInChunksMatchesTheReference) {
             EXPECT_EQ(cpu, cpu_whole) << where("cpu scan", type, n, chunk);
           }
         }
+}
+
+// Sources and sinks that are not host memory, as a command's files are: every chunk goes through the
+// reader thread's pinned staging and the writer's, each staging slot reused chunk after chunk, and
+// compaction appends each chunk's kept items at its offset (keeping none, some and all).
+TEST_F(streaming, StagedSourcesAndSinksScanAndCompactInManyChunks) {
+  const std::int64_t n = std::min<std::int64_t>(max_test_size(), 300007);
+  std::mt19937_64 rng = make_rng(1403);
+  std::vector<std::uint32_t> some(static_cast<std::size_t>(n)), none(some.size(), 0u), all(some.size());
+  for (std::size_t i = 0; i < some.size(); ++i) {
+    some[i] = static_cast<std::uint32_t>(rng() % 3);
+    all[i] = some[i] + 1;
+  }
+  for (const std::int64_t chunk : {n, (n + 1) / 2, scan_tile + 1, std::int64_t{1000}}) {
+    for (const std::vector<std::uint32_t>* in : {&some, &none, &all}) {
+      const std::string what = "chunk=" + std::to_string(chunk) + (in == &some ? " some" : in == &none ? " none" : " all");
+      std::vector<std::uint32_t> want_scan(in->size()), want_kept;
+      std::uint32_t running = 0;
+      for (std::size_t i = 0; i < in->size(); ++i) {
+        running += (*in)[i];
+        want_scan[i] = running;
+        if ((*in)[i] != 0) want_kept.push_back((*in)[i]);
+      }
+      std::vector<std::uint32_t> got(in->size(), 0xABABABABu);
+      opaque_source src(in->data(), n, 4);
+      opaque_sink scanned(got.data(), 4);
+      pipelines::inclusive_scan<std::uint32_t>(src, scanned, sum{}, chunks_of(chunk));
+      ASSERT_TRUE(got == want_scan) << "scan " << what;
+      std::fill(got.begin(), got.end(), 0xABABABABu);
+      opaque_sink kept(got.data(), 4);
+      const std::int64_t count = pipelines::select_if<std::uint32_t>(src, kept, is_nonzero{}, chunks_of(chunk));
+      ASSERT_EQ(count, static_cast<std::int64_t>(want_kept.size())) << what;
+      ASSERT_TRUE(std::equal(want_kept.begin(), want_kept.end(), got.begin())) << "select_if " << what;
+      ASSERT_TRUE(std::all_of(got.begin() + count, got.end(), [](std::uint32_t v) { return v == 0xABABABABu; }))
+          << "written past the kept items, " << what;
+    }
+  }
 }
 
 TEST_F(streaming, ReduceHistogramAndCompactionInChunksMatchTheReference) {

@@ -68,6 +68,9 @@ std::optional<po::variables_map> parse_options(const std::vector<std::string>& a
     strays.add(stray, -1);
   }
   po::command_line_parser parser(args);
+  // Options spelt out in full: Boost would take a prefix (--di for --distributed), which the launch,
+  // reading the words before Boost does, would not see.
+  parser.style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing);
   parser.options(all);
   parser.positional(positional != nullptr ? *positional : strays);
   po::variables_map vm;

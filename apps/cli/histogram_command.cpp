@@ -19,6 +19,7 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -26,16 +27,19 @@
 namespace lookback::cli {
 namespace {
 
+/// A number that is the whole of `text`: strtod would skip leading white space.
+bool whole_number(const std::string& text, double& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) != 0) return false;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return *end == '\0';
+}
+
 std::pair<double, double> parse_range(const std::string& text) {
   const auto colon = text.find(':');
-  char* end = nullptr;
-  if (colon != std::string::npos) {
-    const std::string lo = text.substr(0, colon), hi = text.substr(colon + 1);
-    const double a = std::strtod(lo.c_str(), &end);
-    const bool lo_ok = !lo.empty() && *end == '\0';
-    const double b = std::strtod(hi.c_str(), &end);
-    if (lo_ok && !hi.empty() && *end == '\0') return {a, b};
-  }
+  double a = 0, b = 0;
+  if (colon != std::string::npos && whole_number(text.substr(0, colon), a) && whole_number(text.substr(colon + 1), b))
+    return {a, b};
   throw cli_error(exit_code::usage, "--range must be LO:HI, not '" + text + "'");
 }
 
@@ -51,10 +55,14 @@ void append_query(long a, long b, int num_bins, const std::string& where, int co
 /// "A:B" from the command line.
 void append_query_option(const std::string& text, int num_bins, std::vector<int>& queries) {
   long a = -1, b = -1;
-  char tail = 0;
-  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-') ||
-      std::sscanf(text.c_str(), "%ld:%ld%c", &a, &b, &tail) != 2)
-    throw cli_error(exit_code::usage, "--query '" + text + "' is not A:B");
+  const char* const last = text.data() + text.size();
+  const auto [a_end, a_ec] = std::from_chars(text.data(), last, a);
+  const bool ok = a_ec == std::errc() && a_end != last && *a_end == ':' &&
+                  [&, a_end = a_end] {
+                    const auto [b_end, b_ec] = std::from_chars(a_end + 1, last, b);
+                    return b_ec == std::errc() && b_end == last;
+                  }();
+  if (!ok) throw cli_error(exit_code::usage, "--query '" + text + "' is not A:B");
   append_query(a, b, num_bins, "--query", exit_code::usage, queries);
 }
 

@@ -27,13 +27,10 @@ int report(const std::string& where, const std::string& message, int code) {
   return code;
 }
 
-/// Whether the words ask for --distributed (Boost takes an unambiguous abbreviation too).
+/// Whether the words ask for --distributed (options are spelt out in full: parse_options).
 bool asks_distributed(int argc, char** argv) {
-  const std::string option = "--distributed";
-  for (int i = 2; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.size() >= 5 && option.rfind(word, 0) == 0) return true;
-  }
+  for (int i = 2; i < argc; ++i)
+    if (std::string(argv[i]) == "--distributed") return true;
   return false;
 }
 

@@ -5,6 +5,7 @@
 #include <lookback/primitives/cpu/reduce.hpp>
 #include <lookback/primitives/cpu/scan.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -78,13 +79,17 @@ std::optional<scalar> parse_scalar(io::dtype type, std::string_view text) {
     } else {
       // from_chars for floating point needs GCC 11; strtod is enough and handles inf and nan.
       const std::string copy(text);
+      // strtod skips leading white space, which the integer types' parse refuses: so do the floats.
+      if (copy.empty() || std::isspace(static_cast<unsigned char>(copy.front())) != 0) return std::nullopt;
       char* end = nullptr;
       errno = 0;
       const double value = std::strtod(copy.c_str(), &end);
-      if (copy.empty() || end != copy.c_str() + copy.size()) return std::nullopt;
-      // Finite text that does not fit the type is refused; "inf" and "nan" are taken as written.
+      if (end != copy.c_str() + copy.size()) return std::nullopt;
+      // Finite text that does not fit the type is refused, past its largest value or so small that it
+      // would be taken as zero; "inf" and "nan" are taken as written.
       const bool overflow = (errno == ERANGE && std::isinf(value)) || (std::isfinite(value) && std::isinf(static_cast<T>(value)));
-      if (overflow) return std::nullopt;
+      const bool underflow = (errno == ERANGE && value == 0) || (value != 0 && static_cast<T>(value) == 0);
+      if (overflow || underflow) return std::nullopt;
       return make_scalar(static_cast<T>(value));
     }
   });

@@ -135,6 +135,8 @@ std::vector<bad_run> bad_runs() {
     return args;
   };
   t.both("unknown_option", opts({"--frobnicate"}), {valid_input}, ex_usage, "unrecognised option '--frobnicate'");
+  // Options are spelt out in full: a prefix (here of --distributed) is refused, not guessed.
+  t.both("abbreviated_option", opts({"--distrib"}), {valid_input}, ex_usage, "unrecognised option '--distrib'");
   t.both("stray_argument", opts({"stray"}), {valid_input}, ex_usage, "unexpected argument 'stray'");
   t.both("bad_op", opts({"--op", "mean"}), {valid_input}, ex_usage, "--op must be sum, min or max, not 'mean'");
   t.both("op_without_value", opts({"--op"}), {valid_input}, ex_usage, "'--op'");
@@ -153,6 +155,9 @@ std::vector<bad_run> bad_runs() {
   t.scan("overflowing_init_for_float32", {"-i", "{tmp}/f.npy", "--init", "1e39"},
          {file("f.npy", npy_text(array_of(std::vector<float>{1.5f})))}, ex_usage,
          "--init: '1e39' is not a valid float32 value");
+  t.scan("underflowing_init_for_float32", {"-i", "{tmp}/f.npy", "--init", "1e-50"},
+         {file("f.npy", npy_text(array_of(std::vector<float>{1.5f})))}, ex_usage,
+         "--init: '1e-50' is not a valid float32 value");
   t.scan("init_with_inclusive", opts({"--init", "1", "--inclusive"}), {valid_input}, ex_usage,
          "--init applies to exclusive scans only");
 
@@ -205,7 +210,7 @@ std::vector<bad_run> bad_runs() {
   histogram("empty_range", "10", "5:5", {}, {u8_samples}, ex_usage, "--range needs LO < HI");
   histogram("infinite_range", "10", "0:inf", {}, {u8_samples}, ex_usage, "--range must be finite");
   histogram("nan_range", "10", "0:nan", {}, {u8_samples}, ex_usage, "--range must be finite");
-  const std::vector<std::string> malformed_ranges{"abc", "5", "1:", ":5", "1:2x", "1;2"};
+  const std::vector<std::string> malformed_ranges{"abc", "5", "1:", ":5", "1:2x", "1;2", " 0:10", "0: 10"};
   for (std::size_t i = 0; i < malformed_ranges.size(); ++i)
     histogram("malformed_range_" + std::to_string(i), "10", malformed_ranges[i], {}, {u8_samples}, ex_usage,
               "--range must be LO:HI, not '" + malformed_ranges[i] + "'");
@@ -220,6 +225,12 @@ std::vector<bad_run> bad_runs() {
   histogram("malformed_query", "10", "0:100", {"--query", "x"}, {u8_samples}, ex_usage, "--query 'x' is not A:B");
   histogram("query_with_trailing_text", "10", "0:100", {"--query", "1:2:3"}, {u8_samples}, ex_usage,
             "--query '1:2:3' is not A:B");
+  histogram("query_with_a_space", "10", "0:100", {"--query", "1: 2"}, {u8_samples}, ex_usage,
+            "--query '1: 2' is not A:B");
+  histogram("query_with_a_plus", "10", "0:100", {"--query", "1:+2"}, {u8_samples}, ex_usage,
+            "--query '1:+2' is not A:B");
+  histogram("query_past_a_long", "10", "0:100", {"--query", "1:99999999999999999999"}, {u8_samples}, ex_usage,
+            "--query '1:99999999999999999999' is not A:B");
   histogram("queries_not_pairs", "10", "0:100", {"--queries", "{tmp}/q.npy"},
             {u8_samples, queries(npy_text(array_of(std::vector<std::int32_t>{1, 2, 3})))}, ex_dataerr,
             "{tmp}/q.npy: queries must be a (k, 2) int32 or int64 array, not int32 (3,)");

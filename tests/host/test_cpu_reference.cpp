@@ -247,6 +247,20 @@ TEST(CpuReferenceIntegers, ParseScalarRange) {
             std::numeric_limits<std::uint64_t>::max());
 }
 
+// A float value the type would take as zero or infinity is refused, as is leading white space; the
+// smallest subnormal and the named values are taken.
+TEST(CpuReferenceFloats, ParseScalarRange) {
+  using lookback::typed::parse_scalar;
+  for (const char* bad : {"1e-50", "-1e-46", "1e39", " 5", "\t1"})
+    EXPECT_FALSE(parse_scalar(dtype::float32, bad)) << bad;
+  for (const char* bad : {"1e-400", "1e400", " 0.5"}) EXPECT_FALSE(parse_scalar(dtype::float64, bad)) << bad;
+  EXPECT_EQ(value_of<float>(*parse_scalar(dtype::float32, "1e-45")), std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(value_of<float>(*parse_scalar(dtype::float32, "-0")), 0.0f);
+  EXPECT_TRUE(std::signbit(value_of<float>(*parse_scalar(dtype::float32, "-0"))));
+  EXPECT_TRUE(std::isinf(value_of<double>(*parse_scalar(dtype::float64, "-inf"))));
+  EXPECT_TRUE(std::isnan(value_of<double>(*parse_scalar(dtype::float64, "nan"))));
+}
+
 TEST(CpuReferenceIntegers, FormatScalarExtremes) {
   using lookback::typed::format_scalar;
   EXPECT_EQ(format_scalar(scalar_of(std::int32_t{-7})), "-7");

@@ -26,6 +26,8 @@ class fir_gpu_filter {
   [[nodiscard]] std::size_t device_bytes(std::int64_t n) const;
 
  private:
+  /// Whether a call over n samples takes overlap-save rather than the direct kernel (policy::fir).
+  [[nodiscard]] bool overlap_saves(std::int64_t n) const;
   struct overlap_save;
   std::vector<float> taps_;
   std::unique_ptr<overlap_save> fft_;

@@ -12,8 +12,8 @@
 // touches them (an unnamed namespace), so that no template a linker folds across translation units
 // writes one unit's copy and launches a kernel reading another's. Two streams running rungs 2 to 4 or
 // 2D rung 2 with different masks at once would race on them, which is why the production kernels pass
-// masks by value instead. A caller timing those rungs uploads the mask once (upload_constant_mask) and
-// passes mask_upload::done, so that the pageable copy is not timed as the kernel's.
+// masks by value instead. A caller timing those rungs makes one call that uploads the mask, then passes
+// mask_upload::done, so that the pageable copy is not timed as the kernel's.
 #include <lookback/primitives/convolution.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/error.cuh>
@@ -32,7 +32,7 @@ enum class convolution1d_variant { basic = 1, constant_mask, tiled_halo, tiled_c
 enum class convolution2d_variant { basic = 1, tiled, production };
 
 /// Whether a call copies its mask into constant memory first (rungs 2 to 4, 2D rung 2), or finds it
-/// there from upload_constant_mask.
+/// there from an earlier call of the same translation unit.
 enum class mask_upload { each_call, done };
 
 namespace detail {
@@ -175,16 +175,6 @@ __global__ void conv2d_tiled(const T* in, T* out, int mask_side, int height, int
 }  // namespace detail
 
 namespace {
-
-/// Copies a mask into the constant memory rungs 2 to 4 (1D) and 2 (2D) read, for calls that pass
-/// mask_upload::done; ordered on `stream`.
-template <class T>
-void upload_constant_mask(const T* h_mask, int taps, cudaStream_t stream = nullptr) {
-  if (taps < 1 || taps > max_ladder_mask_taps)
-    throw std::invalid_argument("lookback::ladder::upload_constant_mask: 1 to " + std::to_string(max_ladder_mask_taps) +
-                                " taps, not " + std::to_string(taps));
-  detail::set_constant_mask(h_mask, taps, stream);
-}
 
 /// out = in correlated with the mask (mask_width odd taps, host memory), zero ghosts, by rung
 /// `variant`. Rungs 1 to 4 take up to 255 taps. d_mask: the same taps in device memory (rung 1 reads

@@ -1,5 +1,5 @@
 // Radix sort of keys over all their bits: lookback beside cub::DeviceRadixSort, thrust::sort (or
-// sort_by_key) and a device memcpy of the keys (and values), for uint32 keys, uint32/uint32 pairs and
+// sort_by_key) and a device memcpy of the keys (the keys alone for pairs too: the row is the uint32 one), for uint32 keys, uint32/uint32 pairs and
 // uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at); float32 and
 // int32 keys, uint32/uint64 and uint64/uint64 pairs beside CUB at 2^24 and 2^28 (2^27 for 8-byte
 // keys); uint32 keys descending and over bits [8, 24) beside CUB's at 2^24 and 2^28.

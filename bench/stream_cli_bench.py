@@ -75,12 +75,21 @@ def check_compact(path):
     return "matches numpy" if at == y.size else "MISMATCH (count)"
 
 
+def check_reduce(path):
+    # The uint32 sum wraps, as the command's does.
+    got = np.load(path)
+    want = np.uint32(0)
+    for first, count in blocks():
+        want = np.uint32(want + x[first:first + count].sum(dtype=np.uint32))
+    return "matches numpy" if got.size == 1 and got.reshape(-1)[0] == want else "MISMATCH"
+
+
 commands = {
     "scan": ([lookback, "scan", "--backend", "gpu", "-i", src, "-o", out], check_scan),
     "histogram": ([lookback, "histogram", "--backend", "gpu", "-i", src, "-o", out, "--bins", "256", "--range", "0:1000"],
                   check_histogram),
     "compact": ([lookback, "compact", "--backend", "gpu", "-i", src, "-o", out, "--predicate", "lt:500"], check_compact),
-    "reduce": ([lookback, "reduce", "--backend", "gpu", "-i", src], None),
+    "reduce": ([lookback, "reduce", "--backend", "gpu", "-i", src, "-o", out], check_reduce),
 }
 size = n * 4
 print(f"# Streaming end to end: {size / 2**30:.1f} GiB of uint32 ({n} items)\n")

@@ -8,7 +8,10 @@
 #include "io/npy.hpp"
 #include "typed/image_ops.hpp"
 
+#include <cmath>
 #include <iostream>
+#include <limits>
+#include <sstream>
 #include <string>
 
 namespace lookback::cli {
@@ -34,6 +37,18 @@ typed::image_mask load_mask(const std::string& path) {
   return {static_cast<int>(m.shape[0]), static_cast<int>(columns), finite_doubles(m, path, [&](std::int64_t i) {
             return "mask tap (" + std::to_string(i / columns) + ", " + std::to_string(i % columns) + ")";
           })};
+}
+
+/// Refuses taps that float32, the type 8- and 16-bit images and float32 arrays filter in, would take
+/// as infinite: the float64 check of the taps passes them, and every output became inf or NaN.
+void refuse_past_float32(const typed::image_mask& mask, const std::string& source) {
+  for (std::size_t i = 0; i < mask.taps.size(); ++i)
+    if (std::abs(mask.taps[i]) > std::numeric_limits<float>::max()) {
+      std::ostringstream line;
+      line << source << ": mask tap (" << i / mask.width << ", " << i % mask.width << ") is " << mask.taps[i]
+           << ", past float32, the type this image is filtered in";
+      throw cli_error(exit_code::data_error, line.str());
+    }
 }
 
 }  // namespace
@@ -67,6 +82,7 @@ int conv2d_command(const args& a) {
   require_filter_input(input, pixels);
   check_output_channels(output, pixels, input);
   if (!mask_path.empty()) mask = load_mask(mask_path);
+  if (filter_type_of(pixels) == io::dtype::float32) refuse_past_float32(mask, mask_path.empty() ? "--kernel " + kernel : mask_path);
 
   const image_result r = conv2d_image(pixels, mask, b, be, common.verify);
   const io::dtype samples = image_sample_type(pixels, input);

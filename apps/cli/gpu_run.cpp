@@ -27,6 +27,9 @@ std::size_t temp_bytes_of(typed::implementation impl, const gpu_call& call, cons
 run_output run_one(typed::implementation impl, const gpu_call& call, const device_buffer<std::byte>& d_in,
                    std::size_t output_bytes, std::size_t temp_bytes, bool timed, const cuda_stream& stream) {
   device_buffer<std::byte> d_out(output_bytes, stream);
+  // Poisoned, and differently for each implementation: the pool may hand CUB the block ours just
+  // freed, and an element neither wrote would then hold ours and compare equal.
+  d_out.fill_bytes(impl == typed::implementation::lookback ? 0xAB : 0x54);
   device_buffer<std::byte> d_temp(temp_bytes, stream);
   const auto work = [&] { call(impl, d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream); };
   run_output out;

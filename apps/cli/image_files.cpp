@@ -11,6 +11,8 @@
 #include "typed/image_ops.hpp"
 #include "typed/image_visit.hpp"
 
+#include <lookback/primitives/convolution/image_side.hpp>
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -52,22 +54,30 @@ std::optional<image_format> image_format_of(const fs::path& path) {
   return std::nullopt;
 }
 
+namespace {
+/// The shape checks every image command makes, before a .npy array's data is read and after an image
+/// is decoded: the library's side limit (the same number convolve2d and the ladder refuse past).
+void check_image_shape(const fs::path& path, const std::vector<std::int64_t>& shape, image_format format) {
+  if (shape.size() != 2 && !(shape.size() == 3 && format != image_format::npy))
+    throw cli_error(exit_code::data_error, path.string() + ": an image must be a 2-D array (height, width), not shape " +
+                                               io::shape_string(shape));
+  if (shape[0] == 0 || shape[1] == 0 || (shape.size() == 3 && shape[2] == 0))
+    throw cli_error(exit_code::data_error, path.string() + ": image of zero size (" + std::to_string(shape[0]) + " x " +
+                                               std::to_string(shape[1]) + ")");
+  if (shape[0] > max_image_side || shape[1] > max_image_side)
+    throw cli_error(exit_code::data_error, path.string() + ": image of " + io::shape_string(shape) +
+                                               " is too large (sides up to " + std::to_string(max_image_side) + ")");
+}
+}  // namespace
+
 io::host_array load_image(const fs::path& path) {
   const auto format = image_format_of(path);
   if (!format) throw cli_error(exit_code::usage, path.string() + ": not a .npy, .png or .pgm file");
+  if (*format == image_format::npy) check_image_shape(path, io::read_npy_layout(path).shape, *format);
   io::host_array a = *format == image_format::npy ? io::read_npy(path)
                      : *format == image_format::png ? io::read_png(path)
                                                     : io::read_pgm(path);
-  if (a.shape.size() != 2 && !(a.shape.size() == 3 && *format != image_format::npy))
-    throw cli_error(exit_code::data_error, path.string() + ": an image must be a 2-D array (height, width), not shape " +
-                                               io::shape_string(a.shape));
-  if (a.size() == 0)
-    throw cli_error(exit_code::data_error, path.string() + ": image of zero size (" + std::to_string(a.shape[0]) + " x " +
-                                               std::to_string(a.shape[1]) + ")");
-  constexpr std::int64_t max_side = std::numeric_limits<int>::max();
-  if (a.shape[0] > max_side || a.shape[1] > max_side)
-    throw cli_error(exit_code::data_error, path.string() + ": image of " + io::shape_string(a.shape) +
-                                               " is too large (sides up to " + std::to_string(max_side) + ")");
+  check_image_shape(path, a.shape, *format);
   return a;
 }
 

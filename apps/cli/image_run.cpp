@@ -301,29 +301,45 @@ image_result boxfilter_image(const io::host_array& pixels, int radius, backend b
       using In = decltype(in_zero);
       using Acc = decltype(acc_zero);
       const auto* x = reinterpret_cast<const In*>(in.data());
-      const std::vector<double> table = cpu::summed_area_table<double>(x, s.height, s.width);
-      const std::vector<double> abs_x = magnitudes(op.in_type, in);
-      const std::vector<double> mass = cpu::summed_area_table<double>(abs_x.data(), s.height, s.width);
-      const double window = std::pow(2.0 * radius + 1, 2);
-      typed::visit_filter_type(out_type, [&](auto out_zero) {
-        using Out = decltype(out_zero);
-        const auto* actual = reinterpret_cast<const Out*>(gpu_out.data());
-        for (int r = 0; r < s.height; ++r)
-          for (int c = 0; c < s.width; ++c) {
-            const std::size_t i = static_cast<std::size_t>(r) * s.width + c;
-            const int r1 = static_cast<int>(std::min<std::int64_t>(std::int64_t{r} + radius, s.height - 1));
-            const int c1 = static_cast<int>(std::min<std::int64_t>(std::int64_t{c} + radius, s.width - 1));
-            // The mean's rounding to Out, plus the four table reads' (each the table's own rounding).
-            const double tolerance =
-                typed::sum_tolerance<Out>(typed::box_mean_at(mass.data(), s.height, s.width, r, c, radius),
-                                          static_cast<std::int64_t>(window)) +
-                4 * typed::sum_tolerance<Acc>(mass[static_cast<std::size_t>(r1) * s.width + c1],
-                                              std::int64_t{r1 + 1} * (c1 + 1)) /
-                    window;
-            check.add(channel, i, typed::box_mean_at(table.data(), s.height, s.width, r, c, radius), actual[i],
-                      tolerance);
-          }
-      });
+      // Calls at(i, r, c, value) for every pixel of the GPU's output, the value in its own type.
+      const auto each_pixel = [&](auto&& at) {
+        typed::visit_filter_type(out_type, [&](auto out_zero) {
+          const auto* actual = reinterpret_cast<const decltype(out_zero)*>(gpu_out.data());
+          for (int r = 0; r < s.height; ++r)
+            for (int c = 0; c < s.width; ++c) {
+              const std::size_t i = static_cast<std::size_t>(r) * s.width + c;
+              at(i, r, c, actual[i]);
+            }
+        });
+      };
+      if constexpr (std::is_integral_v<Acc>) {
+        // An integer table is exact, and the mean is one division in double rounded to Out: the GPU's
+        // output must be those bits (box_mean.hpp's promise), not merely near them.
+        const std::vector<Acc> exact = cpu::summed_area_table<Acc>(x, s.height, s.width);
+        each_pixel([&](std::size_t i, int r, int c, auto got) {
+          using Out = decltype(got);
+          check.add_exact(channel, i, static_cast<Out>(typed::box_mean_at(exact.data(), s.height, s.width, r, c, radius)),
+                          got);
+        });
+      } else {
+        const std::vector<double> table = cpu::summed_area_table<double>(x, s.height, s.width);
+        const std::vector<double> abs_x = magnitudes(op.in_type, in);
+        const std::vector<double> mass = cpu::summed_area_table<double>(abs_x.data(), s.height, s.width);
+        const double window = std::pow(2.0 * radius + 1, 2);
+        each_pixel([&](std::size_t i, int r, int c, auto got) {
+          using Out = decltype(got);
+          const int r1 = static_cast<int>(std::min<std::int64_t>(std::int64_t{r} + radius, s.height - 1));
+          const int c1 = static_cast<int>(std::min<std::int64_t>(std::int64_t{c} + radius, s.width - 1));
+          // The mean's rounding to Out, plus the four table reads' (each the table's own rounding).
+          const double tolerance =
+              typed::sum_tolerance<Out>(typed::box_mean_at(mass.data(), s.height, s.width, r, c, radius),
+                                        static_cast<std::int64_t>(window)) +
+              4 * typed::sum_tolerance<Acc>(mass[static_cast<std::size_t>(r1) * s.width + c1],
+                                            std::int64_t{r1 + 1} * (c1 + 1)) /
+                  window;
+          check.add(channel, i, typed::box_mean_at(table.data(), s.height, s.width, r, c, radius), got, tolerance);
+        });
+      }
     });
   };
   return run_planes(pixels, op, be, verify, "boxfilter");

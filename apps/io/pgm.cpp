@@ -43,8 +43,14 @@ class pgm_parser {
     return digits();
   }
 
-  /// After maxval: the single whitespace character that separates the header from the raster.
+  /// After maxval: comments, then the single whitespace character that separates the header from the
+  /// raster. A comment's closing newline belongs to it and does not delimit the raster (the Netpbm
+  /// specification's words).
   void end_of_header() {
+    while (pos_ < b_.size() && b_[pos_] == '#') {
+      while (pos_ < b_.size() && b_[pos_] != '\n' && b_[pos_] != '\r') ++pos_;
+      if (pos_ < b_.size()) ++pos_;
+    }
     if (pos_ >= b_.size() || !is_space(b_[pos_])) bad_data(p_, "not a valid PGM: no whitespace after maxval");
     ++pos_;
   }
@@ -90,6 +96,8 @@ host_array read_pgm(const fs::path& p) {
     bad_data(p, std::string(kind) + " (P" + static_cast<char>(bytes[1]) +
                     ") images are not supported (supported: grey PGM, binary P5 or plain P2)");
   if (bytes[1] != '5' && bytes[1] != '2') bad_data(p, "not a PGM file (bad magic)");
+  if (bytes.size() > 2 && !is_space(bytes[2]) && bytes[2] != '#')
+    bad_data(p, "not a valid PGM: no whitespace after the magic number P" + std::string(1, static_cast<char>(bytes[1])));
   const bool plain = bytes[1] == '2';
   pgm_parser in(bytes, p);
   const std::uint64_t width = in.header_number("width");

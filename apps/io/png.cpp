@@ -173,7 +173,9 @@ host_array read_png(const fs::path& p) {
   } cleanup{png, info};
   if (info == nullptr) throw std::bad_alloc();
   png_set_read_fn(png, &state, read_from_memory);
-  png_set_user_limits(png, 1u << 24, 1u << 24);
+  // libpng's default limit (a million pixels a side) would refuse PNGs this library writes (sides up to
+  // 2^31 - 1); the inflation check below bounds what a header can make us allocate.
+  png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
 
   header h;
   if (!decode_header(png, info, &h)) throw io_error(error_kind::data_error, p, std::string("not a valid PNG: ") + state.message);

@@ -82,8 +82,10 @@ std::optional<std::string> parse_kernel_spec(const std::string& spec, image_mask
     double total = 0;
     for (int i = 0; i < k; ++i)
       for (int j = 0; j < k; ++j) {
-        const double di = i - k / 2, dj = j - k / 2;
-        total += g.taps[static_cast<std::size_t>(i * k + j)] = std::exp(-(di * di + dj * dj) / (2 * *sigma * *sigma));
+        // Offsets in units of SIGMA: 2 * SIGMA^2 underflows to 0 below about 1e-162, and 0/0 made every
+        // tap NaN; u and v only grow to infinity, whose exp is 0.
+        const double u = (i - k / 2) / *sigma, v = (j - k / 2) / *sigma;
+        total += g.taps[static_cast<std::size_t>(i * k + j)] = std::exp(-(u * u + v * v) / 2);
       }
     // The centre tap is exp(0) = 1, so the total is at least 1 however small SIGMA is.
     for (double& t : g.taps) t /= total;

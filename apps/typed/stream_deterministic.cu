@@ -9,8 +9,11 @@
 #include <lookback/pipelines/scan.cuh>
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lookback::typed {
@@ -25,11 +28,20 @@ std::optional<T> start_of(const carried<T>& carry, cudaStream_t stream) {
   return value;
 }
 
+/// The same bits, or both NaN: the GPU's arithmetic makes one canonical NaN where the host's keeps an
+/// operand's payload, so a NaN's bits are outside the deterministic promise (docs/command.md).
+template <class T>
+bool same_bits(const T& want, const T& got) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(want) && std::isnan(got)) return true;
+  return std::memcmp(&want, &got, sizeof(T)) == 0;
+}
+
 /// The first element whose bits differ.
 template <class T>
 std::optional<mismatch> first_bit_difference(const T* want, const T* got, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i)
-    if (std::memcmp(&want[i], &got[i], sizeof(T)) != 0) return mismatch{i, format_value(want[i]), format_value(got[i])};
+    if (!same_bits(want[i], got[i])) return mismatch{i, format_value(want[i]), format_value(got[i])};
   return std::nullopt;
 }
 
@@ -46,6 +58,11 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
     auto options = detail::verified_options(r, sizeof(T), 3 * sizeof(T));
     options.plan.chunk_multiple = policy::deterministic_granule::window_items;
     visit_op(spec.op, [&](auto op) {
+      // The CPU's total of the chunks so far: the value the next chunk must find carried in, since each
+      // chunk's reference starts from what the GPU carried (a wrong carry would shift every later chunk
+      // and still match it).
+      std::optional<T> cpu_total;
+      bool first_chunk = true;
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry,
                             std::int64_t n, cudaStream_t stream) {
         const bool check = detail::verified_step(
@@ -62,9 +79,16 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
         const std::optional<T> start = start_of(carry, stream);  // ours left it as it was
         const auto items = detail::fetch(d_in, n, sizeof(T), stream);
         const auto got = detail::fetch(d_out, n, sizeof(T), stream);
+        std::optional<mismatch> wrong;
+        if (!first_chunk && (!start || !cpu_total || !same_bits(*cpu_total, *start)))
+          wrong = mismatch{0, "carried in " + (cpu_total ? format_value(*cpu_total) : std::string("nothing")),
+                           "carried in " + (start ? format_value(*start) : std::string("nothing"))};
+        first_chunk = false;
         std::vector<T> want(static_cast<std::size_t>(n));
-        cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), want.data(), n, op, start, !spec.inclusive);
-        verifier.record(first_bit_difference(want.data(), reinterpret_cast<const T*>(got.data()), n), verifier.next_first, n);
+        cpu_total = cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), want.data(), n, op, start,
+                                            !spec.inclusive);
+        if (!wrong) wrong = first_bit_difference(want.data(), reinterpret_cast<const T*>(got.data()), n);
+        verifier.record(wrong, verifier.next_first, n);
       };
       if (spec.inclusive)
         outcome.plan = pipelines::scan_with<false>(in, out, neutral_of<T>(op), op, options, step, true);

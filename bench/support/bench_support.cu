@@ -2,6 +2,8 @@
 
 #include "typed/visit.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
@@ -44,11 +46,28 @@ cudaStream_t stream() {
   return s.get();
 }
 
+namespace {
+/// Fresh each run unless LOOKBACK_BENCH_SEED repeats one; said once, so that a surprising row can be
+/// timed again on the same inputs.
+std::uint64_t input_seed() {
+  static const std::uint64_t seed = [] {
+    const char* fixed = std::getenv("LOOKBACK_BENCH_SEED");
+    const std::uint64_t s = fixed != nullptr && *fixed != '\0'
+                                ? std::strtoull(fixed, nullptr, 0)
+                                : (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+    std::fprintf(stderr, "lookback_bench: inputs from seed %llu (LOOKBACK_BENCH_SEED repeats them)\n",
+                 static_cast<unsigned long long>(s));
+    return s;
+  }();
+  return seed;
+}
+}  // namespace
+
 const void* random_input(io::dtype type, std::int64_t n, spread how) {
   // The stream first: statics die in reverse order, and the buffers free on it.
   (void)stream();
   static std::map<input_key, device_buffer<std::byte>> inputs;
-  static const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  const std::uint64_t seed = input_seed();
   auto it = inputs.find({type, n, how});
   if (it != inputs.end()) return it->second.data();
   device_buffer<std::byte> d(static_cast<std::size_t>(n) * io::dtype_size(type), stream());

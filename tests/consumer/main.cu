@@ -1,16 +1,31 @@
 // Scans 1..n with the installed headers, in core and streamed from host memory in chunks, and sorts
-// n..1 externally under a small device budget; exits 69 (EX_UNAVAILABLE, which CTest counts as
+// n..1 externally under a small device budget, with lookback::distributed's engines linked; exits 69 (EX_UNAVAILABLE, which CTest counts as
 // skipped) without a GPU, 1 on a wrong result.
 #include <lookback/pipelines/scan.cuh>
 #include <lookback/pipelines/sort.cuh>
 #include <lookback/primitives/device_buffer.cuh>
 #include <lookback/primitives/scan.cuh>
+#if LOOKBACK_HAVE_MPI
+#include <lookback/distributed/mpi_communicator.hpp>
+#endif
+#if LOOKBACK_HAVE_NCCL
+#include <lookback/distributed/nccl_communicator.hpp>
+#endif
 
 #include <cstdio>
 #include <numeric>
 #include <vector>
 
 int main() {
+  // The engines lookback::distributed brought in, linked and callable without a GPU.
+#if LOOKBACK_HAVE_MPI
+  int mpi_up = 0;
+  if (MPI_Initialized(&mpi_up) != MPI_SUCCESS) return 1;
+#endif
+#if LOOKBACK_HAVE_NCCL
+  int nccl_version = 0;
+  if (ncclGetVersion(&nccl_version) != ncclSuccess || nccl_version <= 0) return 1;
+#endif
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::puts("consumer: no GPU to run it on");

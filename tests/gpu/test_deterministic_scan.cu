@@ -308,6 +308,50 @@ TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan)
   EXPECT_EQ(std::memcmp(&total, &expected, sizeof(double)), 0);
 }
 
+TEST_F(deterministic_scan, chunks_large_enough_for_the_pipeline_give_the_bits_of_one_scan) {
+  // Chunks of four windows (past lookahead_min_items, so the public carried calls take the look-ahead
+  // pipeline on Hopper): exclusive from a start and inclusive from nothing, carried through ping-pong
+  // slots as the streamed commands carry them, against one CPU scan of the whole and its total.
+  const cuda_stream stream;
+  const std::int64_t chunk = 4 * window;
+  const std::int64_t n = std::min<std::int64_t>(2 * chunk + 3 * window + 123, max_test_size());
+  auto rng = make_rng(11);
+  const auto input = wide_values<float>(n, rng);
+  const auto d_in = to_device(input, stream);
+  for (const bool exclusive : {true, false}) {
+    SCOPED_TRACE(exclusive ? "exclusive" : "inclusive");
+    const std::optional<float> start = exclusive ? std::optional<float>(0.75f) : std::nullopt;
+    device_buffer<float> d_out(input.size(), stream);
+    d_out.fill_bytes(poison_byte);
+    auto d_slots = to_device(std::vector<float>{start.value_or(0.0f), -1.0f}, stream);
+    const float* d_prefix = exclusive ? d_slots.data() : nullptr;
+    int slot = 0;
+    for (std::int64_t at = 0; at < n; at += chunk) {
+      const carried<float> carry{d_prefix, d_slots.data() + (1 - slot)};
+      const std::int64_t items = std::min(chunk, n - at);
+      std::size_t bytes = 0;
+      const auto call = [&](void* d_temp) {
+        if (exclusive)
+          exclusive_scan(deterministic, d_temp, bytes, d_in.data() + at, d_out.data() + at, carry, sum{}, items,
+                         stream.get());
+        else
+          inclusive_scan(deterministic, d_temp, bytes, d_in.data() + at, d_out.data() + at, carry, sum{}, items,
+                         stream.get());
+      };
+      call(nullptr);
+      device_buffer<std::byte> d_temp(bytes, stream);
+      call(d_temp.data());
+      d_prefix = carry.d_total;
+      slot = 1 - slot;
+    }
+    std::vector<float> want(input.size());
+    const float total = *cpu::deterministic_scan(input.data(), want.data(), n, sum{}, start, exclusive);
+    EXPECT_EQ(first_difference(to_host(d_out), want), -1);
+    const float got = to_host(d_slots)[static_cast<std::size_t>(slot)];
+    EXPECT_EQ(std::memcmp(&got, &total, sizeof(float)), 0) << got << " against " << total;
+  }
+}
+
 TEST_F(deterministic_scan, records_the_bits_of_a_fixed_input) {
   // A fixed generator, not the run's seed: the same input on every GPU, whose hashes the results compare.
   const std::int64_t n = std::min<std::int64_t>(std::int64_t{1} << 24, max_test_size());
@@ -346,8 +390,23 @@ TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refuse
     exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
                    none, sum{}, 10, nullptr);
   });
+  // One slot for the prefix and the total is refused by every carried call: the last tile writes the
+  // total while others may still read the prefix.
+  const carried<float> shared{&total, &total};
+  expect_refused("d_total must not be its d_prefix", [&] {
+    exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+                   shared, sum{}, 10, nullptr);
+  });
+  expect_refused("d_total must not be its d_prefix", [&] {
+    inclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+                   shared, sum{}, 10, nullptr);
+  });
+  expect_refused("d_total must not be its d_prefix", [&] {
+    reduce(deterministic, storage, bytes, static_cast<const float*>(nullptr), shared, 10, sum{}, nullptr);
+  });
   // With a prefix, the arrays are next.
-  const carried<float> some{&total, &total};
+  float other = 0;
+  const carried<float> some{&total, &other};
   auto* somewhere = static_cast<float*>(storage);  // never dereferenced either
   expect_refused("d_in", [&] {
     exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(nullptr), somewhere, some, sum{}, 10,

@@ -9,6 +9,9 @@
 #include <lookback/primitives/cpu/deterministic_scan.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -73,7 +76,7 @@ class CliDeterministicTest : public CliTest {
 
 TEST_F(CliDeterministicTest, ScanAndReduceGiveTheAssociationBitForBitOnEveryPath) {
   using lookback::cpu::deterministic_scan;
-  const std::int64_t n = 8 * 65536 + 777;  // eight windows and a partial one
+  const std::int64_t n = 8 * 65536 + 777;  // seven windows of 69632 items and a partial one
   const auto f = write_wide<float>("f.npy", n);
   std::vector<float> expected(f.size());
   deterministic_scan(f.data(), expected.data(), n, plus{}, std::optional<float>(0.5f), true);
@@ -94,6 +97,28 @@ TEST_F(CliDeterministicTest, ScanAndReduceGiveTheAssociationBitForBitOnEveryPath
                      false);
   write_input("d_inclusive.npy", array_of(inclusive));
   expect_every_run_gives({"scan", "-i", arg("d.npy"), "--deterministic", "--inclusive"}, "d_inclusive.npy", "2MiB", "5MiB");
+}
+
+TEST_F(CliDeterministicTest, NansAreNansOnEveryBackendThoughTheirBitsDiffer) {
+  // A NaN with a payload, and inf + -inf: the GPU's arithmetic gives its one canonical NaN where the
+  // host keeps the payload, so --verify takes any NaN for any NaN (it had reported a MISMATCH).
+  std::vector<float> v(3000, 1.0f);
+  const std::uint32_t payload = 0x7fc00001u;
+  std::memcpy(&v[100], &payload, sizeof payload);
+  v[2000] = std::numeric_limits<float>::infinity();
+  v[2001] = -std::numeric_limits<float>::infinity();
+  write_input("nan.npy", array_of(v));
+  std::vector<std::vector<std::string>> extras{{"--backend", "cpu"}};
+  if (gpu_present()) extras.push_back({"--backend", "gpu", "--verify"});
+  for (const auto& extra : extras) {
+    SCOPED_TRACE(::testing::PrintToString(extra));
+    std::vector<std::string> args{"scan", "-i", arg("nan.npy"), "--deterministic", "--inclusive", "-o", arg("out.npy")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const run_result r = run(args);
+    ASSERT_EQ(r.exit_code, ex_ok) << r;
+    const auto out = output_values<float>("out.npy");
+    for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(std::isnan(out[i]), i >= 100) << i;
+  }
 }
 
 TEST_F(CliDeterministicTest, TheSummaryNamesTheAssociation) {

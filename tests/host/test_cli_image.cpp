@@ -111,6 +111,9 @@ std::vector<bad_run> bad_runs() {
   with_mask("even_width", npy_text(array_of(std::vector<double>(4, 1.0), {1, 4})), ex_dataerr, "not 1 x 4");
   with_mask("not_finite", npy_text(array_of(std::vector<double>{1, 1, 1, 1, std::nan(""), 1, 1, 1, 1}, {3, 3})), ex_dataerr,
             "{tmp}/m.npy: mask tap (1, 1) is not finite");
+  // A PNG filters in float32, where 1e39 is infinite; a float64 array would take it.
+  with_mask("past_float32", npy_text(array_of(std::vector<double>{1, 1, 1, 1e39, 1, 1, 1, 1, 1}, {3, 3})), ex_dataerr,
+            "{tmp}/m.npy: mask tap (1, 0) is 1e+39, past float32, the type this image is filtered in");
   with_mask("empty", npy_text(array_of(std::vector<double>{}, {0, 3})), ex_dataerr, "{tmp}/m.npy: the mask is empty (0, 3)");
   with_mask("one_dimensional", npy_text(array_of(std::vector<double>{1, 2, 1})), ex_dataerr,
             "{tmp}/m.npy: the mask must be a 2-D array, not shape (3,)");
@@ -350,6 +353,84 @@ TEST_F(CliImage, BoxfilterEqualsConv2dBoxWithZeroBorders) {
     run_ok({"conv2d", "-i", arg("x.npy"), "--kernel", "box:" + std::to_string(2 * radius + 1), "-o", arg("conv.npy")});
     const std::vector<double> a = elements<double>(read_output("box.npy")), b = elements<double>(read_output("conv.npy"));
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-14) << "radius " << radius << " value " << i;
+  }
+}
+
+TEST_F(CliImage, ImagesPastTheLibrarysSideAreRefusedBeforeTheirDataIsRead) {
+  // A sparse 512 MiB .npy one pixel wider than lookback::max_image_side: refused from its header, with
+  // the file named, by the CPU backend too (the GPU's convolve2d had refused it as exit 70, unnamed).
+  const std::string header = lookback::io::npy_header_for(dtype::uint8, {1, std::int64_t{1} << 29});
+  write_file(path("wide.npy"), header);
+  fs::resize_file(path("wide.npy"), header.size() + (std::uintmax_t{1} << 29));
+  for (const std::string command : {"conv2d", "sat", "boxfilter"}) {
+    std::vector<std::string> args{command, "-i", arg("wide.npy"), "-o", arg("out.npy")};
+    if (command == "conv2d") args.insert(args.end(), {"--kernel", "box:3"});
+    if (command == "boxfilter") args.insert(args.end(), {"--radius", "1"});
+    const run_result r = run_cpu(args);
+    EXPECT_EQ(r.exit_code, ex_dataerr) << r;
+    expect_one_error_line(r, "", arg("wide.npy") + ": image of (1, 536870912) is too large (sides up to 536870911)");
+    EXPECT_FALSE(fs::exists(path("out.npy")));
+  }
+}
+
+// The image commands' GPU backend and --verify against the CPU backend, on the inputs each path takes
+// (8-bit grey, 16-bit grey, 8-bit RGB, float32): sides that are not multiples of any tile, a mask
+// wider than the blocked kernels take. Integer tables and box means of integer images are exact on
+// both, so their files must be equal; the rest passes --verify's tolerance. Without a GPU, --verify is
+// refused.
+TEST_F(CliImage, TheGpuBackendAndVerifyAgreeWithTheCpuOnEveryInputKind) {
+  const int height = 67, width = 301;
+  std::uint32_t state = 2024u;
+  const auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 16; };
+  std::vector<std::string> grey_rows, rgb_rows;
+  std::string deep;
+  std::vector<float> floats;
+  for (int r = 0; r < height; ++r) {
+    std::string grey, rgb;
+    for (int c = 0; c < width; ++c) {
+      grey += static_cast<char>(next() & 0xff);
+      for (int k = 0; k < 3; ++k) rgb += static_cast<char>(next() & 0xff);
+      const std::uint32_t v = next() & 0xffff;
+      deep += static_cast<char>(v >> 8);
+      deep += static_cast<char>(v & 0xff);
+      floats.push_back(static_cast<float>(next() % 20001) / 100.0f - 100.0f);
+    }
+    grey_rows.push_back(grey);
+    rgb_rows.push_back(rgb);
+  }
+  write_file(path("grey.png"), png_bytes(width, 8, 0, grey_rows));
+  write_file(path("rgb.png"), png_bytes(width, 8, 2, rgb_rows));
+  write_file(path("deep.pgm"), pgm_bytes(width, height, 65535, deep));
+  write_input("floats.npy", array_of(floats, {height, width}));
+  if (!gpu_present()) {
+    const run_result r = run({"sat", "-i", arg("grey.png"), "-o", arg("t.npy"), "--verify"});
+    EXPECT_EQ(r.exit_code, ex_unavailable) << r;
+    EXPECT_FALSE(fs::exists(path("t.npy")));
+    return;
+  }
+  struct command_case {
+    std::vector<std::string> args;
+    bool exact_on_integers;
+  };
+  const std::vector<command_case> commands{{{"conv2d", "--kernel", "gaussian:9:2", "--border", "mirror"}, false},
+                                           {{"conv2d", "--kernel", "sobel-x", "--border", "clamp"}, false},
+                                           {{"sat"}, true},
+                                           {{"boxfilter", "--radius", "3"}, true}};
+  for (const std::string input : {"grey.png", "rgb.png", "deep.pgm", "floats.npy"}) {
+    for (const command_case& c : commands) {
+      std::vector<std::string> args = c.args;
+      args.insert(args.begin() + 1, {"-i", arg(input)});
+      SCOPED_TRACE(::testing::PrintToString(args));
+      std::vector<std::string> cpu = args, gpu = args;
+      cpu.insert(cpu.end(), {"-o", arg("cpu.npy"), "--backend", "cpu"});
+      gpu.insert(gpu.end(), {"-o", arg("gpu.npy"), "--backend", "gpu", "--verify"});
+      const run_result on_cpu = run(cpu), on_gpu = run(gpu);
+      ASSERT_EQ(on_cpu.exit_code, ex_ok) << on_cpu;
+      ASSERT_EQ(on_gpu.exit_code, ex_ok) << on_gpu;
+      EXPECT_TRUE(contains(on_gpu.out, "matches the CPU reference")) << on_gpu;
+      if (c.exact_on_integers && input != "floats.npy")
+        EXPECT_EQ(read_file(path("gpu.npy")), read_file(path("cpu.npy")));
+    }
   }
 }
 

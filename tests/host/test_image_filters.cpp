@@ -57,6 +57,9 @@ TEST(KernelSpec, GaussianIsNormalisedSymmetricAndPeaksInTheMiddle) {
   // A tiny sigma leaves the centre tap alone.
   const image_mask sharp = mask_of("gaussian:3:0.01");
   EXPECT_EQ(sharp.taps[4], 1.0);
+  // So does one whose square underflows (2 * SIGMA^2 had become 0, and 0/0 every tap NaN).
+  const image_mask tiniest = mask_of("gaussian:3:1e-200");
+  EXPECT_EQ(tiniest.taps, (std::vector<double>{0, 0, 0, 0, 1, 0, 0, 0, 0}));
 }
 
 TEST(KernelSpec, NamedMasksHaveTheirExactValues) {

@@ -94,12 +94,13 @@ TEST_F(ImageIo, PngRoundTripsGreyRgbAnd16Bit) {
   }
 }
 
-TEST_F(ImageIo, PngWriterTakesRowsPastAMillionPixels) {
-  // libpng's default limit of a million pixels a side guards readers; a writer has only the format's.
-  std::vector<std::uint8_t> samples(1000001);
+TEST_F(ImageIo, PngWriterAndReaderTakeRowsPast2Pow24Pixels) {
+  // libpng's default limit of a million pixels a side guards readers; here both sides take the
+  // format's (the reader had refused past 2^24 what the writer wrote: "Invalid IHDR data").
+  std::vector<std::uint8_t> samples((1 << 24) + 1);
   std::uint32_t state = 12345u;  // incompressible, so the reader's guard against inflation stays quiet
   for (auto& x : samples) x = static_cast<std::uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
-  const host_array wide = image_of<std::uint8_t>({1, 1000001}, samples);
+  const host_array wide = image_of<std::uint8_t>({1, (1 << 24) + 1}, samples);
   const fs::path p = written("wide.png", [&](atomic_output_file& out) { write_png(out, wide); });
   const host_array back = read_png(p);
   EXPECT_EQ(back.shape, wide.shape);
@@ -166,6 +167,9 @@ TEST_F(ImageIo, PgmRoundTrips8And16BitAndReadsPlainP2) {
   EXPECT_EQ(samples_of<std::uint16_t>(plain), (std::vector<std::uint16_t>{0, 1, 2, 999, 1000, 7}));
   const host_array comment = read_pgm(put("c.pgm", "P5 2#c\n 1 15\n\x03\x0f"));
   EXPECT_EQ(samples_of<std::uint8_t>(comment), (std::vector<std::uint8_t>{3, 15}));  // kept, not rescaled
+  // A comment after maxval: its newline is its own, and one more whitespace delimits the raster.
+  const host_array after_maxval = read_pgm(put("m.pgm", "P5\n3 1\n255#c\n\nabc"));
+  EXPECT_EQ(samples_of<std::uint8_t>(after_maxval), (std::vector<std::uint8_t>{'a', 'b', 'c'}));
 }
 
 // --- refusals ----------------------------------------------------------------------------
@@ -217,6 +221,9 @@ TEST_F(ImageIo, PgmReaderRefusesLyingHeadersAndOtherKinds) {
   expect_refused(pgm, "wide.pgm", "P5\n4000000000 1\n255\n", error_kind::data_error, "is too large");
   expect_refused(pgm, "plain_short.pgm", "P2\n3 1\n255\n1 2", error_kind::data_error, "truncated PGM");
   expect_refused(pgm, "plain_bad.pgm", "P2\n3 1\n255\n1 x 2 3", error_kind::data_error, "sample 1 is missing or malformed (the header says 3 x 1 pixels)");
+  expect_refused(pgm, "glued.pgm", "P53 1 255\nabc", error_kind::data_error, "no whitespace after the magic number P5");
+  expect_refused(pgm, "comment_as_delimiter.pgm", "P5\n3 1\n255#c\nabc", error_kind::data_error,
+                 "no whitespace after maxval");
   expect_refused(pgm, "plain_trailing.pgm", "P2\n1 1\n255\n1 2\n", error_kind::data_error, "trailing data");
 }
 

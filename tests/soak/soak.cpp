@@ -12,6 +12,7 @@
 #include <lookback/primitives/error.cuh>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -65,6 +66,9 @@ options parse(int argc, char** argv) {
       usage_error("unknown option '" + option + "'");
     ++i;
   }
+  // No runs would pass as a clean soak, and infinitely many never report.
+  if (!(o.seconds > 0) || !std::isfinite(o.seconds))
+    usage_error("--seconds needs a positive, finite number of seconds");
   return o;
 }
 

@@ -1,8 +1,11 @@
 #include "soak/soak_cases.hpp"
 
 #include "cli/array_ops.hpp"
+#include "cli/array_stream.hpp"
 #include "support/gpu_test.hpp"
 #include "typed/histogram_visit.hpp"
+
+#include <lookback/pipelines/source.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -87,18 +90,43 @@ constexpr io::dtype numeric_types[] = {io::dtype::int32,   io::dtype::uint32,  i
 constexpr test::distribution distributions[] = {test::distribution::small, test::distribution::signed_,
                                                 test::distribution::constant};
 
+/// A third of the cases run under a device budget a fraction of their input (at least 32 MiB), so
+/// that large ones stream in chunks and carry values between them; the rest in one piece.
+cli::memory_caps draw_caps(std::mt19937_64& rng, std::int64_t input_bytes, std::string& what) {
+  cli::memory_caps caps;
+  if (uniform(0, 2, rng) != 0) return caps;
+  caps.device_bytes = static_cast<std::size_t>(std::max<std::int64_t>(std::int64_t{32} << 20, input_bytes / uniform(2, 6, rng)));
+  what += ", device budget " + std::to_string(caps.device_bytes) + " bytes";
+  return caps;
+}
+
+void reduce_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
+  const io::dtype type = pick(numeric_types, rng);
+  const typed::op_kind op = pick({typed::op_kind::sum, typed::op_kind::min, typed::op_kind::max}, rng);
+  const bool deterministic = coin(rng);
+  const io::host_array input = test::random_array(type, n, pick(distributions, rng), rng);
+  what = std::string(deterministic ? "deterministic " : "") + "reduce " + std::string(typed::op_name(op)) + " " +
+         std::string(io::dtype_name(type)) + ", " + size_text(n);
+  const cli::memory_caps caps = draw_caps(rng, static_cast<std::int64_t>(input.bytes.size()), what);
+  pipelines::host_source in(input.bytes.data(), input.size(), io::dtype_size(type));
+  std::vector<std::byte> result(io::dtype_size(type));
+  (void)cli::reduce_streamed(type, op, in, result.data(), {cli::backend::gpu, true, caps, {}}, deterministic);
+}
+
 void scan_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
   typed::scan_spec spec;
   spec.type = pick(numeric_types, rng);
   spec.op = pick({typed::op_kind::sum, typed::op_kind::min, typed::op_kind::max}, rng);
   spec.inclusive = coin(rng);
+  spec.deterministic = uniform(0, 3, rng) == 0;
   const io::host_array input = test::random_array(spec.type, n, pick(distributions, rng), rng);
   spec.init = typed::identity(spec.type, spec.op);
   if (!spec.inclusive && n > 0 && coin(rng))
     spec.init = typed::load_scalar(spec.type, input.bytes.data() + uniform(0, n - 1, rng) * io::dtype_size(spec.type));
   what = "scan " + cli::describe(spec) + " " + std::string(io::dtype_name(spec.type)) + ", " + size_text(n);
   if (!spec.inclusive) what += ", init " + typed::format_scalar(spec.init);
-  (void)cli::scan_array(input, spec, cli::backend::gpu, true);
+  const cli::memory_caps caps = draw_caps(rng, static_cast<std::int64_t>(input.bytes.size()), what);
+  (void)cli::scan_array(input, spec, cli::backend::gpu, true, caps);
 }
 
 void compact_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
@@ -124,7 +152,8 @@ void compact_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
                        : typed::identity(spec.type, typed::op_kind::sum);
   }
   what = "compact " + cli::describe(spec) + " " + std::string(io::dtype_name(spec.type)) + ", " + size_text(n) + kept;
-  (void)cli::compact_array(values, spec, flags, cli::backend::gpu, true);
+  const cli::memory_caps caps = draw_caps(rng, static_cast<std::int64_t>(values.bytes.size()), what);
+  (void)cli::compact_array(values, spec, flags, cli::backend::gpu, true, caps);
 }
 
 void sort_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
@@ -213,14 +242,15 @@ void histogram_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
   std::snprintf(range, sizeof range, " over [%.17g, %.17g)", spec.lower, spec.upper);
   what = "histogram " + std::string(io::dtype_name(spec.sample)) + " into " + std::to_string(spec.num_bins) + " " +
          std::string(io::dtype_name(spec.counter)) + " bins" + range + ", " + size_text(n);
-  (void)cli::histogram_array(samples, spec, cli::backend::gpu, true);
+  const cli::memory_caps caps = draw_caps(rng, static_cast<std::int64_t>(samples.bytes.size()), what);
+  (void)cli::histogram_array(samples, spec, cli::backend::gpu, true, caps);
 }
 
 }  // namespace
 
 void run_case(std::mt19937_64& rng, std::string& what) {
   using case_fn = void (*)(std::mt19937_64&, std::int64_t, std::string&);
-  const case_fn cases[] = {scan_case, compact_case, sort_case, histogram_case};
+  const case_fn cases[] = {reduce_case, scan_case, compact_case, sort_case, histogram_case};
   const case_fn run = pick(cases, rng);
   run(rng, draw_size(rng), what);
 }

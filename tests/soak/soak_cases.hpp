@@ -1,7 +1,9 @@
 #pragma once
-// One random case of the soak: an operation (scan, compaction, sort or histogram), a dtype it takes,
-// a size from 0 to 2^26 and fresh data, all drawn from one generator, run through the commands' GPU
-// path with --verify's comparison of ours and CUB's (cli/array_ops.hpp).
+// One random case of the soak: an operation (reduction and scan, either deterministic or not,
+// compaction, sort or histogram), a dtype it takes, a size from 0 to 2^26, fresh data and, for a third
+// of them, a device budget that streams large inputs in chunks, all drawn from one generator, run
+// through the commands' GPU path with --verify's comparison of ours and CUB's (or, deterministic, the
+// CPU's association; cli/array_ops.hpp).
 #include <cstdint>
 #include <random>
 #include <string>

@@ -9,6 +9,7 @@
 // convolution_policy.cuh) are the exception: copied to device memory from a pageable snapshot, which
 // the driver may stage by waiting for the stream, and which a graph capture does not accept.
 #include <lookback/primitives/convolution/boundary.cuh>
+#include <lookback/primitives/convolution/image_side.hpp>
 #include <lookback/primitives/convolution/mask.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
@@ -134,9 +135,6 @@ void fir_filter(const T* d_in, T* d_out, std::int64_t n, const T* h_taps, int nu
                                                           boundary::zero, stream);
 }
 
-/// The longest image or mask side convolve2d takes: a tile's indices, halo included, stay within an int.
-inline constexpr int max_image_side = std::numeric_limits<int>::max() / 4;
-
 /// Centred 2D convolution of a height x width image (row-major; pitches in elements, at least the
 /// width) with an odd mask_height x mask_width mask (row-major, host memory).
 template <class T>
@@ -144,7 +142,8 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
                 const T* h_mask, int mask_height, int mask_width, boundary b, cudaStream_t stream = nullptr) {
   using policy = policy::convolution2d;
   convolution::detail::check_type<T>();
-  if (height < 0 || width < 0) throw std::invalid_argument("lookback::convolve2d: negative image size");
+  // Column and row indices, halos included, stay within an int (the kernels' tiles and grids count in int).
+  lookback::detail::check_image_sides(height, width, "lookback::convolve2d");
   if (mask_height % 2 == 0 || mask_width % 2 == 0 || mask_height < 1 || mask_width < 1)
     throw std::invalid_argument("lookback::convolve2d: the mask needs odd sides, not " + std::to_string(mask_height) +
                                 " x " + std::to_string(mask_width));
@@ -154,10 +153,6 @@ void convolve2d(const T* d_in, std::int64_t in_pitch, T* d_out, std::int64_t out
       std::int64_t{mask_height} * mask_width > std::numeric_limits<int>::max())
     throw std::invalid_argument("lookback::convolve2d: a mask of " + std::to_string(mask_height) + " x " +
                                 std::to_string(mask_width) + " taps is too large");
-  // Column and row indices, halos included, stay within an int (the kernels' tiles and grids count in int).
-  if (width > max_image_side || height > max_image_side)
-    throw std::invalid_argument("lookback::convolve2d: an image side past " + std::to_string(max_image_side) +
-                                " pixels (" + std::to_string(height) + " x " + std::to_string(width) + ")");
   if (height == 0 || width == 0) return;
   const std::int64_t pixels = std::int64_t{height} * width;
   lookback::detail::check_array(d_in, pixels, "lookback::convolve2d", "d_in");

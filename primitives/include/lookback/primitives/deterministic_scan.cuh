@@ -17,6 +17,12 @@
 // its window's prefix, then its granule's local prefix, then the earlier warps of the granule
 // (folded), then the warp's earlier runs (the Kogge-Stone value), then the run's items. The total (a
 // reduction's result) is the fold of the initial value and every window's aggregate.
+//
+// What the promise leaves out: a NaN's payload bits (the GPU's arithmetic makes one canonical NaN),
+// and an operator that nvcc may contract differently from the host compiler. nvcc fuses a * b + c
+// into one FMA by default (-fmad=true) where x86-64 host code rounds twice, so an operator that
+// multiplies and adds must say which it means (__fmaf_rn, or __fmul_rn and __fadd_rn, as the tests'
+// affine operator does) for the CPU reference to match it.
 #include <lookback/primitives/allocator.cuh>
 #include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/scan_lookahead.cuh>
@@ -169,12 +175,14 @@ void exclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
                     OutputIt d_out, carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
   if (d_temp_storage != nullptr && carry.d_prefix == nullptr)  // a size query may leave it null
     throw std::invalid_argument("lookback::deterministic exclusive_scan: a carried chunk needs carry.d_prefix");
+  if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic exclusive_scan");
   detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, true, op, num_items,
                                    carry.d_total, true, stream);
 }
 template <class InputIt, class OutputIt, class T, class Op>
 void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
+  if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic inclusive_scan");
   detail::deterministic_scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, carry.d_prefix != nullptr,
                                     op, num_items, carry.d_total, true, stream);
 }
@@ -184,6 +192,7 @@ void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
 template <class InputIt, class T, class Op>
 void reduce(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, carried<T> carry,
             std::int64_t num_items, Op op, cudaStream_t stream = nullptr) {
+  if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic reduce");
   detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), carry,
                                    carry.d_prefix != nullptr, op, num_items, carry.d_total, false, stream);
 }

@@ -108,10 +108,7 @@ void scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, O
     {
       if (init.d_prefix == nullptr)
         throw std::invalid_argument("lookback::scan: a carried prefix needs its d_prefix in device memory, not null");
-      if (init.d_total == init.d_prefix)
-        throw std::invalid_argument(
-            "lookback::scan: a carried prefix's d_total must not be its d_prefix (tiles may still read the prefix "
-            "when the total is written: ping-pong two slots)");
+      refuse_shared_carry_slot(init, "lookback::scan");
     }
     check_array(d_in, num_items, "lookback::scan", "d_in");
     check_array(d_out, num_items, "lookback::scan", "d_out");

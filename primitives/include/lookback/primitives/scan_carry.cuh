@@ -4,6 +4,8 @@
 // combines to from *d_prefix, and leaves the prefix combined with every item of this chunk in
 // *d_total, ready as the next chunk's d_prefix. The host never reads either, so chunks follow each
 // other on a stream without a round trip.
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace lookback {
@@ -49,6 +51,16 @@ template <class Init>
 inline constexpr bool is_carried = !std::is_same_v<typename init_value<Init>::type, Init>;
 template <class Init>
 using init_value_t = typename init_value<Init>::type;
+
+/// Refuses a carry whose d_total is its d_prefix: the last tile writes the total while other tiles may
+/// still read the prefix, so one slot for both gives whatever the timing gives.
+template <class T>
+void refuse_shared_carry_slot(const carried<T>& carry, const char* who) {
+  if (carry.d_prefix != nullptr && carry.d_total == carry.d_prefix)
+    throw std::invalid_argument(std::string(who) +
+                                ": a carried prefix's d_total must not be its d_prefix (tiles may still read the prefix "
+                                "when the total is written: ping-pong two slots)");
+}
 
 }  // namespace detail
 }  // namespace lookback

@@ -4,11 +4,13 @@
 // A run folds its items left to right; a warp scans its run totals Kogge-Stone; a granule folds its
 // warp totals in order; a window of 32 granules folds their aggregates left to right; the window
 // aggregates fold left to right after the start value. Items past the end are absent from every fold
-// (never the identity), so no operator needs one.
+// (never the identity), so this reference needs none (the GPU's calls take Op's identity to pad tiles,
+// which the association never folds in).
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 
 namespace lookback::cpu {
 
@@ -22,6 +24,9 @@ inline constexpr std::int64_t deterministic_window_granules = 32;
 /// (empty only when n == 0 and there is no start).
 template <class T, class Op>
 std::optional<T> deterministic_scan(const T* in, T* out, std::int64_t n, Op op, std::optional<T> start, bool exclusive) {
+  // As the GPU's calls refuse it: item 0 of an exclusive scan has nothing to be.
+  if (exclusive && !start && n > 0)
+    throw std::invalid_argument("lookback::cpu::deterministic_scan: an exclusive scan needs a start value");
   using part = std::optional<T>;
   const auto then = [&op](const part& acc, const T& v) -> part { return acc ? op(*acc, v) : v; };
   const auto combine = [&then](const part& a, const part& b) -> part { return b ? then(a, *b) : a; };

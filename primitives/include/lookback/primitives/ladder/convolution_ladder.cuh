@@ -225,9 +225,7 @@ void convolve2d(convolution2d_variant variant, const T* d_in, T* d_out, int heig
   constexpr const char* who = "lookback::ladder::convolve2d";
   if (mask_side < 1 || mask_side % 2 == 0) throw std::invalid_argument(std::string(who) + ": the mask needs an odd side");
   // As the production convolve2d: column and row indices, halos included, stay within an int.
-  if (height < 0 || width < 0 || height > max_image_side || width > max_image_side)
-    throw std::invalid_argument(std::string(who) + ": image sides from 0 to " + std::to_string(max_image_side) +
-                                ", not " + std::to_string(height) + " x " + std::to_string(width));
+  lookback::detail::check_image_sides(height, width, who);
   if (variant != convolution2d_variant::production && mask_side > max_ladder_mask_side)
     throw std::invalid_argument(std::string(who) + ": the textbook rungs take sides up to " +
                                 std::to_string(max_ladder_mask_side));

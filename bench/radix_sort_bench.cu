@@ -1,8 +1,9 @@
 // Radix sort of keys over all their bits: lookback beside cub::DeviceRadixSort, thrust::sort (or
-// sort_by_key) and a device memcpy of the keys (the keys alone for pairs too: the row is the uint32 one), for uint32 keys, uint32/uint32 pairs and
-// uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time was taken at); float32 and
-// int32 keys, uint32/uint64 and uint64/uint64 pairs beside CUB at 2^24 and 2^28 (2^27 for 8-byte
-// keys); uint32 keys descending and over bits [8, 24) beside CUB's at 2^24 and 2^28.
+// sort_by_key) and a device memcpy of the keys (of the keys alone for pairs too), for uint32 keys,
+// uint32/uint32 pairs and uint64 keys at 2^16 to 2^28 (uint64 to 2^27, the size the issue's CUB time
+// was taken at); float32 and int32 keys, uint32/uint64 and uint64/uint64 pairs beside CUB at 2^24 and
+// 2^28 (2^27 for 8-byte keys); uint32 keys descending and over bits [8, 24) beside CUB's at 2^24 and
+// 2^28. Each lookback row's keys and values are checked against CUB's once it is timed.
 #include "support/bench_support.cuh"
 
 #include <lookback/algorithms/radix_sort.cuh>
@@ -56,31 +57,41 @@ void register_case(const char* op, impl which, std::int64_t n, sort_bits bits = 
     }
     const int begin = bits.begin_bit;
     const int end = bits.end_bit != 0 ? bits.end_bit : 8 * static_cast<int>(sizeof(Key));
-    auto call = [&](void* d_temp, std::size_t& temp_bytes) {
-      if (which == impl::lookback) {
+    auto call = [&](impl who, void* d_temp, std::size_t& temp_bytes, Key* keys_out, value_t* values_out) {
+      if (who == impl::lookback) {
         if constexpr (pairs)
-          radix_sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin, end,
-                           stream());
+          radix_sort_pairs(d_temp, temp_bytes, d_keys_in, keys_out, d_values_in, values_out, n, begin, end, stream());
         else if (bits.descending)
-          radix_sort_keys_descending(d_temp, temp_bytes, d_keys_in, d_keys_out, n, begin, end, stream());
+          radix_sort_keys_descending(d_temp, temp_bytes, d_keys_in, keys_out, n, begin, end, stream());
         else
-          radix_sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, n, begin, end, stream());
+          radix_sort_keys(d_temp, temp_bytes, d_keys_in, keys_out, n, begin, end, stream());
       } else {
         if constexpr (pairs)
-          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
-                                                            d_values_out, static_cast<int>(n), begin, end, stream()));
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, d_keys_in, keys_out, d_values_in,
+                                                            values_out, static_cast<int>(n), begin, end, stream()));
         else if (bits.descending)
-          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeysDescending(d_temp, temp_bytes, d_keys_in, d_keys_out,
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeysDescending(d_temp, temp_bytes, d_keys_in, keys_out,
                                                                      static_cast<int>(n), begin, end, stream()));
         else
-          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_keys_in, d_keys_out,
+          LOOKBACK_CUDA_TRY(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_keys_in, keys_out,
                                                            static_cast<int>(n), begin, end, stream()));
       }
     };
     std::size_t temp_bytes = 0;
-    call(nullptr, temp_bytes);
+    call(which, nullptr, temp_bytes, d_keys_out, d_values_out);
     void* d_temp = scratch(temp_bytes, 2);
-    time_gpu(state, bytes, n, [&] { call(d_temp, temp_bytes); });
+    time_gpu(state, bytes, n, [&] { call(which, d_temp, temp_bytes, d_keys_out, d_values_out); });
+    if (which != impl::lookback) return;
+    // CUB's sort of the same keys, untimed: the order must be exactly its.
+    auto* ref_keys = static_cast<Key*>(scratch(key_bytes, 3));
+    auto* ref_values = static_cast<value_t*>(pairs ? scratch(value_bytes, 4) : nullptr);
+    std::size_t ref_temp = 0;
+    call(impl::cub, nullptr, ref_temp, ref_keys, ref_values);
+    call(impl::cub, scratch(ref_temp, 5), ref_temp, ref_keys, ref_values);
+    if (!same_device_bytes(d_keys_out, ref_keys, key_bytes))
+      fail_on_difference(state, "the sorted keys");
+    else if (pairs && !same_device_bytes(d_values_out, ref_values, value_bytes))
+      fail_on_difference(state, "the values moved with the keys");
   });
 }
 

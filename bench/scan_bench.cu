@@ -1,6 +1,8 @@
-// Exclusive scan (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes; and the
+// Exclusive scan (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes, lookback's
+// output checked against CUB's once a row is timed; and the
 // deterministic float scan ("scan_deterministic"), whose rows sit beside the default scan's.
 #include "support/bench_support.cuh"
+#include "typed/compare.hpp"
 #include "typed/visit.hpp"
 
 #include <lookback/primitives/deterministic_scan.cuh>
@@ -8,8 +10,27 @@
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 
+#include <string>
+#include <vector>
+
 namespace lookback::bench {
 namespace {
+
+/// CUB's scan of the same input, untimed, against ours (within the float tolerance --verify allows).
+std::string differs_from_cub(const typed::scan_spec& spec, const void* d_in, const void* d_out, std::int64_t n) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * io::dtype_size(spec.type);
+  void* d_ref = scratch(bytes, 3);
+  std::size_t temp_bytes = 0;
+  typed::scan(typed::implementation::cub, spec, nullptr, temp_bytes, d_in, d_ref, n, stream());
+  typed::scan(typed::implementation::cub, spec, scratch(temp_bytes, 4), temp_bytes, d_in, d_ref, n, stream());
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
+  std::vector<std::byte> in(bytes), ref(bytes), ours(bytes);
+  LOOKBACK_CUDA_TRY(cudaMemcpy(in.data(), d_in, bytes, cudaMemcpyDeviceToHost));
+  LOOKBACK_CUDA_TRY(cudaMemcpy(ref.data(), d_ref, bytes, cudaMemcpyDeviceToHost));
+  LOOKBACK_CUDA_TRY(cudaMemcpy(ours.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  const auto m = typed::first_scan_mismatch(spec, in.data(), ref.data(), ours.data(), n);
+  return m ? "element " + std::to_string(m->index) + ": cub " + m->expected + ", lookback " + m->actual : "";
+}
 
 void register_typed(typed::implementation impl, io::dtype type, std::int64_t n) {
   register_gpu_benchmark(
@@ -23,6 +44,7 @@ void register_typed(typed::implementation impl, io::dtype type, std::int64_t n) 
         void* d_temp = scratch(temp_bytes, 2);
         time_gpu(state, 2.0 * static_cast<double>(bytes), n,
                  [&] { typed::scan(impl, spec, d_temp, temp_bytes, d_in, d_out, n, stream()); });
+        if (impl == typed::implementation::lookback) fail_on_difference(state, differs_from_cub(spec, d_in, d_out, n));
       });
 }
 

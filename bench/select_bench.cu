@@ -1,7 +1,8 @@
 // Stream compaction of uint32 and uint64 values in [0, 1000): lookback's select_if and select_flagged
 // beside cub::DeviceSelect::If / Flagged, thrust::copy_if (uint32) and a device memcpy of the input,
 // with 1%, 50% and 99% of the items kept (by value < threshold, or by uint8 flags drawn the same way);
-// partition beside cub::DevicePartition::If.
+// partition beside cub::DevicePartition::If. Each lookback row's output is checked against CUB's once
+// it is timed.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
 
@@ -12,6 +13,8 @@
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 
+#include <string>
+
 namespace lookback::bench {
 namespace {
 
@@ -21,6 +24,15 @@ struct nonzero_flag {
 
 enum class impl { lookback, cub, thrust };
 const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
+
+/// "" when both compactions kept the same count and the same items, else what differs.
+template <class T>
+std::string same_kept(const T* d_out, const std::int64_t* d_count, const T* d_ref, const std::int64_t* d_ref_count) {
+  if (!same_device_bytes(d_count, d_ref_count, sizeof(std::int64_t))) return "the count kept";
+  std::int64_t kept = 0;
+  LOOKBACK_CUDA_TRY(cudaMemcpy(&kept, d_count, sizeof kept, cudaMemcpyDeviceToHost));
+  return same_device_bytes(d_out, d_ref, static_cast<std::size_t>(kept) * sizeof(T)) ? "" : "the kept items";
+}
 
 template <class T>
 void register_case(bool flagged, int percent, impl which, std::int64_t n) {
@@ -56,6 +68,15 @@ void register_case(bool flagged, int percent, impl which, std::int64_t n) {
     void* d_temp = scratch(temp_bytes, 2);
     time_gpu(state, bytes, n,
              [&] { typed::select(kind, spec, d_temp, temp_bytes, d_in, d_flags, d_out, d_count, n, stream()); });
+    if (which != impl::lookback) return;
+    // CUB's compaction of the same items, untimed: the same count, the same items in the same order.
+    auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
+    auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
+    std::size_t ref_temp = 0;
+    typed::select(typed::implementation::cub, spec, nullptr, ref_temp, d_in, d_flags, ref_out, ref_count, n, stream());
+    typed::select(typed::implementation::cub, spec, scratch(ref_temp, 6), ref_temp, d_in, d_flags, ref_out, ref_count,
+                  n, stream());
+    fail_on_difference(state, same_kept(d_out, d_count, ref_out, ref_count));
   });
 }
 
@@ -71,17 +92,28 @@ void register_partition(int percent, impl which, std::int64_t n) {
     typed::select_spec spec{type, false, typed::compare_kind::lt, {}};
     spec.value = *typed::parse_scalar(type, std::to_string(percent * 10));
     const auto pred = typed::predicate_of<T>(spec);
-    const auto call = [&](void* d_temp, std::size_t& temp_bytes) {
-      if (which == impl::lookback)
-        partition(d_temp, temp_bytes, d_in, d_out, d_count, n, pred, stream());
+    const auto call = [&](impl who, void* d_temp, std::size_t& temp_bytes, T* out, std::int64_t* count) {
+      if (who == impl::lookback)
+        partition(d_temp, temp_bytes, d_in, out, count, n, pred, stream());
       else
         LOOKBACK_CUDA_TRY(
-            cub::DevicePartition::If(d_temp, temp_bytes, d_in, d_out, d_count, static_cast<int>(n), pred, stream()));
+            cub::DevicePartition::If(d_temp, temp_bytes, d_in, out, count, static_cast<int>(n), pred, stream()));
     };
     std::size_t temp_bytes = 0;
-    call(nullptr, temp_bytes);
+    call(which, nullptr, temp_bytes, d_out, d_count);
     void* d_temp = scratch(temp_bytes, 2);
-    time_gpu(state, 2.0 * sizeof(T) * static_cast<double>(n), n, [&] { call(d_temp, temp_bytes); });
+    time_gpu(state, 2.0 * sizeof(T) * static_cast<double>(n), n, [&] { call(which, d_temp, temp_bytes, d_out, d_count); });
+    if (which != impl::lookback) return;
+    // CUB's partition, untimed: the same count and every item where CUB puts it.
+    auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
+    auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
+    std::size_t ref_temp = 0;
+    call(impl::cub, nullptr, ref_temp, ref_out, ref_count);
+    call(impl::cub, scratch(ref_temp, 6), ref_temp, ref_out, ref_count);
+    if (!same_device_bytes(d_count, ref_count, sizeof(std::int64_t)))
+      fail_on_difference(state, "the count kept");
+    else if (!same_device_bytes(d_out, ref_out, static_cast<std::size_t>(n) * sizeof(T)))
+      fail_on_difference(state, "the partitioned items");
   });
 }
 

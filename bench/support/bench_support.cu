@@ -9,6 +9,7 @@
 #include <random>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace lookback::bench {
 namespace {
@@ -78,6 +79,19 @@ const void* random_input(io::dtype type, std::int64_t n, spread how) {
   });
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
   return inputs.emplace(input_key{type, n, how}, std::move(d)).first->second.data();
+}
+
+bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes) {
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
+  std::vector<std::byte> a(bytes), b(bytes);
+  if (bytes == 0) return true;
+  LOOKBACK_CUDA_TRY(cudaMemcpy(a.data(), d_a, bytes, cudaMemcpyDeviceToHost));
+  LOOKBACK_CUDA_TRY(cudaMemcpy(b.data(), d_b, bytes, cudaMemcpyDeviceToHost));
+  return a == b;
+}
+
+void fail_on_difference(benchmark::State& state, const std::string& problem) {
+  if (!problem.empty()) state.SkipWithError(("lookback's output differs from CUB's: " + problem).c_str());
 }
 
 void* scratch(std::size_t bytes, int slot) {

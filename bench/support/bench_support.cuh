@@ -49,6 +49,14 @@ void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, W
   state.SetItemsProcessed(items * state.iterations());
 }
 
+/// Whether `bytes` bytes at two device addresses are equal (each copied to the host once the
+/// benchmarks' stream is done).
+bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes);
+
+/// After a lookback row is timed, its output against CUB's of the same call (made untimed): on a
+/// difference (`problem` not empty) the row fails with it, so a broken kernel cannot post a time.
+void fail_on_difference(benchmark::State& state, const std::string& problem);
+
 /// "scan/lookback/uint32/268435456"
 std::string bench_name(const char* op, const char* impl, io::dtype type, std::int64_t n);
 

@@ -36,7 +36,7 @@ void register_case(const char* op, impl which, std::int64_t n, sort_bits bits = 
     const std::size_t value_bytes = pairs ? static_cast<std::size_t>(n) * sizeof(value_t) : 0;
     auto* d_keys_out = static_cast<Key*>(scratch(key_bytes, 0));
     const auto* d_values_in =
-        static_cast<const value_t*>(pairs ? random_input(io::dtype_of<value_t>(), n, spread::all_bits) : nullptr);
+        static_cast<const value_t*>(pairs ? random_input(io::dtype_of<value_t>(), n, spread::all_bits, 1) : nullptr);
     auto* d_values_out = static_cast<value_t*>(pairs ? scratch(value_bytes, 1) : nullptr);
     // Keys and values read and written once: what a single pass would move.
     const double bytes = 2.0 * static_cast<double>(key_bytes + value_bytes);

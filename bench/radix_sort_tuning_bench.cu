@@ -25,7 +25,7 @@ void register_policy(const char* label, std::initializer_list<int> log_sizes = {
       const radix::sort_buffers buffers{d_keys,
                                         scratch(bytes, 0),
                                         nullptr,
-                                        pairs ? random_input(io::dtype_of<value_t>(), n) : nullptr,
+                                        pairs ? random_input(io::dtype_of<value_t>(), n, spread::small_integers, 1) : nullptr,
                                         pairs ? scratch(value_bytes, 1) : nullptr,
                                         nullptr,
                                         false};

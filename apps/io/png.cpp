@@ -173,8 +173,8 @@ host_array read_png(const fs::path& p) {
   } cleanup{png, info};
   if (info == nullptr) throw std::bad_alloc();
   png_set_read_fn(png, &state, read_from_memory);
-  // libpng's default limit (a million pixels a side) would refuse PNGs this library writes (sides up to
-  // 2^31 - 1); the inflation check below bounds what a header can make us allocate.
+  // libpng's default limit (a million pixels a side) would refuse PNGs this library writes; the
+  // format's own limit here, and the inflation check below bounds what a header can make us allocate.
   png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
 
   header h;

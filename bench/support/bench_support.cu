@@ -37,7 +37,10 @@ struct input_key {
   io::dtype type;
   std::int64_t n;
   spread how;
-  bool operator<(const input_key& o) const { return std::tie(type, n, how) < std::tie(o.type, o.n, o.how); }
+  int draw;
+  bool operator<(const input_key& o) const {
+    return std::tie(type, n, how, draw) < std::tie(o.type, o.n, o.how, o.draw);
+  }
 };
 
 }  // namespace
@@ -64,12 +67,13 @@ std::uint64_t input_seed() {
 }
 }  // namespace
 
-const void* random_input(io::dtype type, std::int64_t n, spread how) {
+const void* random_input(io::dtype type, std::int64_t n, spread how, int draw) {
   // The stream first: statics die in reverse order, and the buffers free on it.
   (void)stream();
   static std::map<input_key, device_buffer<std::byte>> inputs;
-  const std::uint64_t seed = input_seed();
-  auto it = inputs.find({type, n, how});
+  // Another draw, another sequence: the seed mixed with the draw's number (draw 0 keeps the seed).
+  const std::uint64_t seed = draw == 0 ? input_seed() : input_seed() ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(draw));
+  auto it = inputs.find({type, n, how, draw});
   if (it != inputs.end()) return it->second.data();
   device_buffer<std::byte> d(static_cast<std::size_t>(n) * io::dtype_size(type), stream());
   typed::visit_numeric(type, [&](auto zero) {
@@ -78,7 +82,7 @@ const void* random_input(io::dtype type, std::int64_t n, spread how) {
     LOOKBACK_CUDA_TRY(cudaGetLastError());
   });
   LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
-  return inputs.emplace(input_key{type, n, how}, std::move(d)).first->second.data();
+  return inputs.emplace(input_key{type, n, how, draw}, std::move(d)).first->second.data();
 }
 
 bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes) {

@@ -24,8 +24,9 @@ cudaStream_t stream();
 enum class spread { small_integers, all_bits };
 
 /// A device array of n random elements of `type`, made once per process and reused by every
-/// implementation timed on that type, size and spread.
-const void* random_input(io::dtype type, std::int64_t n, spread how = spread::small_integers);
+/// implementation timed on that type, size, spread and draw. Draws other than 0 are independent of
+/// it: a sort's values must not be copies of its keys, or a shuffle among equal keys would go unseen.
+const void* random_input(io::dtype type, std::int64_t n, spread how = spread::small_integers, int draw = 0);
 
 /// A device scratch array of at least `bytes`, reused.
 void* scratch(std::size_t bytes, int slot);

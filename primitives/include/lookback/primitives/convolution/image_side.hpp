@@ -1,6 +1,6 @@
 #pragma once
 // The image sides the 2D convolution takes, without CUDA, so that a command refuses an image by the
-// same number (and words) as the kernels' entry points, before it reads or launches anything.
+// same number as the kernels' entry points, before it reads or launches anything.
 #include <cstdint>
 #include <limits>
 #include <stdexcept>

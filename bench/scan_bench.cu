@@ -3,6 +3,7 @@
 // deterministic float scan ("scan_deterministic"), whose rows sit beside the default scan's.
 #include "support/bench_support.cuh"
 #include "typed/compare.hpp"
+#include "typed/stream_verify.hpp"
 #include "typed/visit.hpp"
 
 #include <lookback/primitives/deterministic_scan.cuh>
@@ -11,23 +12,20 @@
 #include <thrust/scan.h>
 
 #include <string>
-#include <vector>
 
 namespace lookback::bench {
 namespace {
 
 /// CUB's scan of the same input, untimed, against ours (within the float tolerance --verify allows).
 std::string differs_from_cub(const typed::scan_spec& spec, const void* d_in, const void* d_out, std::int64_t n) {
-  const std::size_t bytes = static_cast<std::size_t>(n) * io::dtype_size(spec.type);
-  void* d_ref = scratch(bytes, 3);
+  void* d_ref = scratch(static_cast<std::size_t>(n) * io::dtype_size(spec.type), 3);
   std::size_t temp_bytes = 0;
   typed::scan(typed::implementation::cub, spec, nullptr, temp_bytes, d_in, d_ref, n, stream());
   typed::scan(typed::implementation::cub, spec, scratch(temp_bytes, 4), temp_bytes, d_in, d_ref, n, stream());
-  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
-  std::vector<std::byte> in(bytes), ref(bytes), ours(bytes);
-  LOOKBACK_CUDA_TRY(cudaMemcpy(in.data(), d_in, bytes, cudaMemcpyDeviceToHost));
-  LOOKBACK_CUDA_TRY(cudaMemcpy(ref.data(), d_ref, bytes, cudaMemcpyDeviceToHost));
-  LOOKBACK_CUDA_TRY(cudaMemcpy(ours.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  const std::size_t width = io::dtype_size(spec.type);
+  const auto in = typed::detail::fetch(d_in, n, width, stream());
+  const auto ref = typed::detail::fetch(d_ref, n, width, stream());
+  const auto ours = typed::detail::fetch(d_out, n, width, stream());
   const auto m = typed::first_scan_mismatch(spec, in.data(), ref.data(), ours.data(), n);
   return m ? "element " + std::to_string(m->index) + ": cub " + m->expected + ", lookback " + m->actual : "";
 }

@@ -5,6 +5,7 @@
 // it is timed.
 #include "support/bench_support.cuh"
 #include "typed/select_predicate.hpp"
+#include "typed/stream_verify.hpp"
 
 #include <lookback/algorithms/select.cuh>
 
@@ -13,6 +14,8 @@
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 
+#include <cstring>
+#include <optional>
 #include <string>
 
 namespace lookback::bench {
@@ -25,13 +28,16 @@ struct nonzero_flag {
 enum class impl { lookback, cub, thrust };
 const char* impl_name(impl i) { return i == impl::lookback ? "lookback" : i == impl::cub ? "cub" : "thrust"; }
 
-/// "" when both compactions kept the same count and the same items, else what differs.
+/// "" when ours and CUB's kept the same count and wrote the same items (the kept ones, or all n for a
+/// partition), else what differs.
 template <class T>
-std::string same_kept(const T* d_out, const std::int64_t* d_count, const T* d_ref, const std::int64_t* d_ref_count) {
+std::string same_kept(const T* d_out, const std::int64_t* d_count, const T* d_ref, const std::int64_t* d_ref_count,
+                      std::optional<std::int64_t> all_items = std::nullopt) {
   if (!same_device_bytes(d_count, d_ref_count, sizeof(std::int64_t))) return "the count kept";
-  std::int64_t kept = 0;
-  LOOKBACK_CUDA_TRY(cudaMemcpy(&kept, d_count, sizeof kept, cudaMemcpyDeviceToHost));
-  return same_device_bytes(d_out, d_ref, static_cast<std::size_t>(kept) * sizeof(T)) ? "" : "the kept items";
+  std::int64_t items = 0;
+  std::memcpy(&items, typed::detail::fetch(d_count, 1, sizeof items, stream()).data(), sizeof items);
+  items = all_items.value_or(items);
+  return same_device_bytes(d_out, d_ref, static_cast<std::size_t>(items) * sizeof(T)) ? "" : "the items written";
 }
 
 template <class T>
@@ -110,10 +116,7 @@ void register_partition(int percent, impl which, std::int64_t n) {
     std::size_t ref_temp = 0;
     call(impl::cub, nullptr, ref_temp, ref_out, ref_count);
     call(impl::cub, scratch(ref_temp, 6), ref_temp, ref_out, ref_count);
-    if (!same_device_bytes(d_count, ref_count, sizeof(std::int64_t)))
-      fail_on_difference(state, "the count kept");
-    else if (!same_device_bytes(d_out, ref_out, static_cast<std::size_t>(n) * sizeof(T)))
-      fail_on_difference(state, "the partitioned items");
+    fail_on_difference(state, same_kept(d_out, d_count, ref_out, ref_count, n));
   });
 }
 

@@ -1,5 +1,6 @@
 #include "support/bench_support.cuh"
 
+#include "typed/stream_verify.hpp"
 #include "typed/visit.hpp"
 
 #include <cstdio>
@@ -86,12 +87,8 @@ const void* random_input(io::dtype type, std::int64_t n, spread how, int draw) {
 }
 
 bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes) {
-  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
-  std::vector<std::byte> a(bytes), b(bytes);
-  if (bytes == 0) return true;
-  LOOKBACK_CUDA_TRY(cudaMemcpy(a.data(), d_a, bytes, cudaMemcpyDeviceToHost));
-  LOOKBACK_CUDA_TRY(cudaMemcpy(b.data(), d_b, bytes, cudaMemcpyDeviceToHost));
-  return a == b;
+  const auto n = static_cast<std::int64_t>(bytes);
+  return typed::detail::fetch(d_a, n, 1, stream()) == typed::detail::fetch(d_b, n, 1, stream());
 }
 
 void fail_on_difference(benchmark::State& state, const std::string& problem) {

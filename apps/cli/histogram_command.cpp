@@ -12,6 +12,7 @@
 #include "cli/progress_bar.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
+#include "io/number_text.hpp"
 #include "typed/histogram_ops.hpp"
 #include "typed/visit.hpp"
 
@@ -27,19 +28,13 @@
 namespace lookback::cli {
 namespace {
 
-/// A number that is the whole of `text`: strtod would skip leading white space.
-bool whole_number(const std::string& text, double& value) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) != 0) return false;
-  char* end = nullptr;
-  value = std::strtod(text.c_str(), &end);
-  return *end == '\0';
-}
-
 std::pair<double, double> parse_range(const std::string& text) {
   const auto colon = text.find(':');
-  double a = 0, b = 0;
-  if (colon != std::string::npos && whole_number(text.substr(0, colon), a) && whole_number(text.substr(colon + 1), b))
-    return {a, b};
+  if (colon != std::string::npos) {
+    const auto a = io::parse_whole_double(text.substr(0, colon));
+    const auto b = io::parse_whole_double(text.substr(colon + 1));
+    if (a && b) return {*a, *b};
+  }
   throw cli_error(exit_code::usage, "--range must be LO:HI, not '" + text + "'");
 }
 

@@ -264,6 +264,9 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }
 
 void refuse_same_file(const fs::path& input, const fs::path& output) {
+  // A missing input is the problem to report (no input, 66), even where the output is spelled the same.
+  std::error_code ec;
+  if (!fs::exists(fs::status(input, ec))) (void)open_input(input);
   if (same_file(input, output))
     throw io_error(
         error_kind::cant_create, output,

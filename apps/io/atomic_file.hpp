@@ -103,7 +103,8 @@ std::filesystem::path write_target(const std::filesystem::path& p, std::error_co
 // paths that do not exist yet, the same normalised spelling.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
-// Throws io_error(cant_create) when writing output would clobber input (same_file).
+// Throws io_error(cant_create) when writing output would clobber input (same_file), and
+// io_error(no_input) when the input does not exist.
 void refuse_same_file(const std::filesystem::path& input, const std::filesystem::path& output);
 
 // The extension including its dot, lower-cased: "data/X.NPY" -> ".npy", "a" -> "".

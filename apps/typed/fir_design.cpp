@@ -1,5 +1,7 @@
 #include "typed/fir_design.hpp"
 
+#include "io/number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -40,11 +42,9 @@ std::optional<std::string> parse_window(std::string_view text, window_spec& wind
     return std::nullopt;
   }
   if (text.substr(0, 7) == "kaiser:") {
-    const std::string beta_text(text.substr(7));
-    char* end = nullptr;
-    const double beta = std::strtod(beta_text.c_str(), &end);
-    if (!beta_text.empty() && *end == '\0' && beta >= 0 && beta <= max_kaiser_beta) {
-      window = {window_kind::kaiser, beta};
+    const auto beta = io::parse_whole_double(std::string(text.substr(7)));
+    if (beta && *beta >= 0 && *beta <= max_kaiser_beta) {
+      window = {window_kind::kaiser, *beta};
       return std::nullopt;
     }
     std::ostringstream problem;

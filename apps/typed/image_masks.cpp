@@ -1,29 +1,14 @@
 #include "typed/image_masks.hpp"
 
-#include <cctype>
-#include <cerrno>
+#include "io/number_text.hpp"
+
 #include <cmath>
-#include <cstdlib>
 
 namespace lookback::typed {
 namespace {
 
-/// The whole of `text` as a decimal integer (no sign, no spaces), or nullopt.
-std::optional<long> parse_whole_long(const std::string& text) {
-  if (text.empty() || text.size() > 9) return std::nullopt;
-  for (const char c : text)
-    if (c < '0' || c > '9') return std::nullopt;
-  return std::strtol(text.c_str(), nullptr, 10);
-}
-
-std::optional<double> parse_whole_double(const std::string& text) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (*end != '\0' || errno == ERANGE) return std::nullopt;
-  return value;
-}
+using io::parse_whole_double;
+using io::parse_whole_long;
 
 /// K of box:K and gaussian:K:SIGMA, or why not.
 std::optional<std::string> parse_side(const std::string& spec, const std::string& text, int& side) {

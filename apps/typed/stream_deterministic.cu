@@ -45,6 +45,15 @@ std::optional<mismatch> first_bit_difference(const T* want, const T* got, std::i
   return std::nullopt;
 }
 
+/// Whether a chunk found carried in what the chunks before it left (`want`: init or nothing before the
+/// first chunk, then the CPU's total so far); reported at the chunk's first item.
+template <class T>
+std::optional<mismatch> carry_difference(const std::optional<T>& want, const std::optional<T>& got) {
+  if (want.has_value() == got.has_value() && (!want || same_bits(*want, *got))) return std::nullopt;
+  const auto text = [](const std::optional<T>& v) { return "carried in " + (v ? format_value(*v) : std::string("nothing")); };
+  return mismatch{0, text(want), text(got)};
+}
+
 }  // namespace
 
 stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::source& in, pipelines::sink& out,
@@ -58,11 +67,12 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
     auto options = detail::verified_options(r, sizeof(T), 3 * sizeof(T));
     options.plan.chunk_multiple = policy::deterministic_granule::window_items;
     visit_op(spec.op, [&](auto op) {
-      // The CPU's total of the chunks so far: the value the next chunk must find carried in, since each
-      // chunk's reference starts from what the GPU carried (a wrong carry would shift every later chunk
-      // and still match it).
-      std::optional<T> cpu_total;
-      bool first_chunk = true;
+      // What the next chunk must find carried in: init before an exclusive scan's first chunk, nothing
+      // before an inclusive one's (scan_with's first_from_nothing), then the CPU's total of the chunks so
+      // far. Each chunk's reference starts from what the GPU carried, so a wrong carry would shift every
+      // later chunk and still match it: the carry is checked on its own.
+      std::optional<T> want_start;
+      if (!spec.inclusive) want_start = scalar_as<T>(spec.init);
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry,
                             std::int64_t n, cudaStream_t stream) {
         const bool check = detail::verified_step(
@@ -79,14 +89,10 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
         const std::optional<T> start = start_of(carry, stream);  // ours left it as it was
         const auto items = detail::fetch(d_in, n, sizeof(T), stream);
         const auto got = detail::fetch(d_out, n, sizeof(T), stream);
-        std::optional<mismatch> wrong;
-        if (!first_chunk && (!start || !cpu_total || !same_bits(*cpu_total, *start)))
-          wrong = mismatch{0, "carried in " + (cpu_total ? format_value(*cpu_total) : std::string("nothing")),
-                           "carried in " + (start ? format_value(*start) : std::string("nothing"))};
-        first_chunk = false;
+        std::optional<mismatch> wrong = carry_difference(want_start, start);
         std::vector<T> want(static_cast<std::size_t>(n));
-        cpu_total = cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), want.data(), n, op, start,
-                                            !spec.inclusive);
+        want_start = cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), want.data(), n, op, start,
+                                             !spec.inclusive);
         if (!wrong) wrong = first_bit_difference(want.data(), reinterpret_cast<const T*>(got.data()), n);
         verifier.record(wrong, verifier.next_first, n);
       };
@@ -111,6 +117,8 @@ stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipeli
     auto options = detail::verified_options(r, 0, sizeof(T));
     options.plan.chunk_multiple = policy::deterministic_granule::window_items;
     visit_op(op_id, [&](auto op) {
+      // What the next chunk must find carried in: the identity, then the CPU's total so far (as the scan's).
+      std::optional<T> want_start = identity_of<T>(op);
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, carried<T> carry, std::int64_t n,
                             cudaStream_t stream) {
         const bool check = detail::verified_step(
@@ -124,10 +132,13 @@ stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipeli
         const std::optional<T> start = start_of(carry, stream);  // ours left it as it was
         const auto items = detail::fetch(d_in, n, sizeof(T), stream);
         const auto got = detail::fetch(carry.d_total, 1, sizeof(T), stream);
+        std::optional<mismatch> wrong = carry_difference(want_start, start);
         const T want = *cpu::deterministic_scan(reinterpret_cast<const T*>(items.data()), static_cast<T*>(nullptr), n, op,
                                                 start, true);
+        want_start = want;
         // The running value after the chunk, reported at the chunk's first item.
-        verifier.record(first_bit_difference(&want, reinterpret_cast<const T*>(got.data()), 1), verifier.next_first, n);
+        if (!wrong) wrong = first_bit_difference(&want, reinterpret_cast<const T*>(got.data()), 1);
+        verifier.record(wrong, verifier.next_first, n);
       };
       const T value = pipelines::reduce_carried_with(in, identity_of<T>(op), options, step, &outcome.plan);
       std::memcpy(result, &value, sizeof(T));

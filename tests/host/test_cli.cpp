@@ -69,8 +69,14 @@ class table_builder {
   void output(const std::string& name, const std::string& output, std::vector<file_spec> files, int code,
               const std::string& message) {
     files.push_back(valid_input);
+    every_writer(name, "{tmp}/in.npy", output, files, code, message);
+  }
+
+  // Every array command reading `input` and writing `output`.
+  void every_writer(const std::string& name, const std::string& input, const std::string& output,
+                    const std::vector<file_spec>& files, int code, const std::string& message) {
     for (const std::string command : {"reduce", "scan", "histogram", "compact", "sort"}) {
-      std::vector<std::string> args{"-i", "{tmp}/in.npy", "-o", output};
+      std::vector<std::string> args{"-i", input, "-o", output};
       if (command == "compact") args.insert(args.end(), {"--predicate", "gt:0"});
       if (command == "histogram") args.insert(args.end(), {"--bins", "4", "--range", "0:256"});
       add({command + "_" + name, command, args, files, code, message});
@@ -165,6 +171,9 @@ std::vector<bad_run> bad_runs() {
   t.output("output_is_input", "{tmp}/in.npy", {}, ex_cantcreat, "output path is the same file as input");
   t.output("output_is_input_spelled_differently", "{tmp}/./in.npy", {}, ex_cantcreat,
            "output path is the same file as input");
+  // A missing input named as the output too is a missing input, not a refused output.
+  t.every_writer("missing_input_as_output", "{tmp}/missing.npy", "{tmp}/missing.npy", {}, ex_noinput,
+                 "{tmp}/missing.npy: cannot open");
   t.output("output_in_missing_directory", "{tmp}/nowhere/out.npy", {}, ex_cantcreat,
            "{tmp}/nowhere/out.npy: cannot create: directory {tmp}/nowhere does not exist");
   // A path below a regular file fails with ENOTDIR even for root, unlike a read-only directory.
@@ -210,7 +219,7 @@ std::vector<bad_run> bad_runs() {
   histogram("empty_range", "10", "5:5", {}, {u8_samples}, ex_usage, "--range needs LO < HI");
   histogram("infinite_range", "10", "0:inf", {}, {u8_samples}, ex_usage, "--range must be finite");
   histogram("nan_range", "10", "0:nan", {}, {u8_samples}, ex_usage, "--range must be finite");
-  const std::vector<std::string> malformed_ranges{"abc", "5", "1:", ":5", "1:2x", "1;2", " 0:10", "0: 10"};
+  const std::vector<std::string> malformed_ranges{"abc", "5", "1:", ":5", "1:2x", "1;2", " 0:10", "0: 10", "0:1e999"};
   for (std::size_t i = 0; i < malformed_ranges.size(); ++i)
     histogram("malformed_range_" + std::to_string(i), "10", malformed_ranges[i], {}, {u8_samples}, ex_usage,
               "--range must be LO:HI, not '" + malformed_ranges[i] + "'");
@@ -332,6 +341,8 @@ std::vector<bad_run> bad_runs() {
   const file_spec raw_flags = file("f.bin", std::string(6, '\1'));
   t.compact("raw_flags_without_dtype", opts({"--flags", "{tmp}/f.bin"}), {valid_input, raw_flags}, ex_usage,
             "{tmp}/f.bin: not a .npy file; give --flags-dtype to read it as raw elements");
+  t.compact("float_flags_dtype", opts({"--flags", "{tmp}/f.bin", "--flags-dtype", "float32"}), {valid_input, raw_flags},
+            ex_usage, "--flags-dtype: float32 is not a flags dtype (supported: bool,");
   t.compact("unknown_flags_dtype", opts({"--flags", "{tmp}/f.bin", "--flags-dtype", "int128"}), {valid_input, raw_flags},
             ex_usage, "--flags-dtype: unknown dtype 'int128'");
   t.compact("raw_flags_of_the_wrong_length", opts({"--flags", "{tmp}/f.bin", "--flags-dtype", "int16"}),

@@ -377,6 +377,8 @@ std::vector<bad_run> bad_runs() {
       "--window must be hamming, blackman, kaiser or kaiser:BETA, not 'hann'");
   add("bad_kaiser_beta", with_lowpass({"--window", "kaiser:loud"}), {valid_wav}, ex_usage,
       "--window kaiser:loud: the kaiser beta must be a number from 0 to 100");
+  add("kaiser_beta_with_a_space", with_lowpass({"--window", "kaiser: 5"}), {valid_wav}, ex_usage,
+      "--window kaiser: 5: the kaiser beta must be a number from 0 to 100");
   add("negative_kaiser_beta", with_lowpass({"--window", "kaiser:-2"}), {valid_wav}, ex_usage,
       "--window kaiser:-2: the kaiser beta must be a number from 0 to 100");
   add("kaiser_beta_above_100", with_lowpass({"--window", "kaiser:101"}), {valid_wav}, ex_usage,

@@ -1,6 +1,9 @@
-// Reduction (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes.
+// Reduction (sum): lookback, CUB and Thrust beside a device memcpy of the same bytes; and the
+// deterministic float reduction ("reduce_deterministic"), whose rows sit beside the default one's.
 #include "support/bench_support.cuh"
 #include "typed/visit.hpp"
+
+#include <lookback/primitives/deterministic_scan.cuh>
 
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
@@ -35,6 +38,24 @@ void register_thrust(io::dtype type, std::int64_t n) {
   });
 }
 
+void register_deterministic(io::dtype type, std::int64_t n) {
+  register_gpu_benchmark(bench_name("reduce_deterministic", "lookback", type, n), [=](benchmark::State& state) {
+    typed::visit_numeric(type, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_floating_point_v<T>) {
+        const T* d_in = static_cast<const T*>(random_input(type, n));
+        T* d_out = static_cast<T*>(scratch(sizeof(T), 1));
+        std::size_t temp_bytes = 0;
+        reduce(deterministic, nullptr, temp_bytes, d_in, d_out, n, sum{}, T{}, stream());
+        void* d_temp = scratch(temp_bytes, 2);
+        time_gpu(state, static_cast<double>(n) * sizeof(T), n,
+                 [&] { reduce(deterministic, d_temp, temp_bytes, d_in, d_out, n, sum{}, T{}, stream()); });
+        fail_on_difference(state, differs_from_deterministic_cpu(d_in, d_out, n, T{}, false), "the CPU's association");
+      }
+    });
+  });
+}
+
 const bool registered = [] {
   for (const io::dtype type : bench_types)
     for (const std::int64_t n : sizes) {
@@ -42,6 +63,7 @@ const bool registered = [] {
       register_typed(typed::implementation::cub, type, n);
       register_thrust(type, n);
       register_memcpy("reduce", type, n);
+      if (type == io::dtype::float32 || type == io::dtype::float64) register_deterministic(type, n);
     }
   return true;
 }();

@@ -2,11 +2,40 @@
 // 1.3x the memcpy's time, so 77% in the table's "% memcpy" column). The sat_tune rows time other tile
 // shapes for policy::summed_area; run them with --benchmark_filter=sat_tune.
 #include "support/bench_support.cuh"
+#include "typed/compare.hpp"
+#include "typed/stream_verify.hpp"
 
+#include <lookback/algorithms/cpu/summed_area_table.hpp>
 #include <lookback/algorithms/summed_area_table.cuh>
+
+#include <cmath>
+#include <string>
+#include <vector>
 
 namespace lookback::bench {
 namespace {
+
+/// The timed table against the CPU's in long double, every entry within a float sum's allowance (as
+/// `sat --verify` checks it).
+std::string differs_from_cpu(const float* d_in, const float* d_table, int side) {
+  const std::int64_t n = std::int64_t{side} * side;
+  const auto in_bytes = typed::detail::fetch(d_in, n, sizeof(float), stream());
+  const auto table_bytes = typed::detail::fetch(d_table, n, sizeof(float), stream());
+  const auto* in = reinterpret_cast<const float*>(in_bytes.data());
+  const auto* table = reinterpret_cast<const float*>(table_bytes.data());
+  const std::vector<long double> want = cpu::summed_area_table<long double>(in, side, side);
+  std::vector<double> magnitude(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < magnitude.size(); ++i) magnitude[i] = std::abs(static_cast<double>(in[i]));
+  const std::vector<double> mass = cpu::summed_area_table<double>(magnitude.data(), side, side);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const std::int64_t r = static_cast<std::int64_t>(i) / side, c = static_cast<std::int64_t>(i) % side;
+    const double tolerance = typed::sum_tolerance<float>(mass[i], (r + 1) * (c + 1));
+    if (!typed::values_match<float>(static_cast<double>(want[i]), table[i], tolerance))
+      return "entry (" + std::to_string(r) + ", " + std::to_string(c) + "): " + typed::format_value(static_cast<double>(want[i])) +
+             " against " + typed::format_value(table[i]);
+  }
+  return {};
+}
 
 template <class Policy>
 void register_table(const char* op, const char* label, int side) {
@@ -22,6 +51,7 @@ void register_table(const char* op, const char* label, int side) {
     run(nullptr, temp_bytes);
     void* d_temp = scratch(temp_bytes, 1);
     time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(float), n, [&] { run(d_temp, temp_bytes); });
+    fail_on_difference(state, differs_from_cpu(d_in, d_table, side), "the CPU's");
   });
 }
 

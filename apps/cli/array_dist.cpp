@@ -23,10 +23,19 @@ slice slice_of(const rank_context& c, std::int64_t n) {
   return {dist::share_begin(n, c.ranks, c.rank), dist::share_size(n, c.ranks, c.rank)};
 }
 
-/// Refuses, before reading, a slice whose data and results (`bytes_per_item` in all) would pass the
-/// host memory limit of this process, shared by its ranks.
-void check_host_budget(const rank_context& c, std::int64_t count, std::size_t bytes_per_item, const stream_settings& s) {
+/// The host memory a slice's item takes: `host` for its data and results on the host, and `cpu_backend`
+/// more on the CPU backend, whose "device" buffers (the uploaded copy, results, what an exchange
+/// receives, a sort's order) are host memory too.
+struct item_bytes {
+  std::size_t host = 0;
+  std::size_t cpu_backend = 0;
+};
+
+/// Refuses, before reading, a slice whose data and results would pass the host memory limit of this
+/// process, shared by its ranks.
+void check_host_budget(const rank_context& c, std::int64_t count, item_bytes per_item, const stream_settings& s) {
   if (s.caps.host_bytes == 0) return;
+  const std::size_t bytes_per_item = per_item.host + (s.b == backend::cpu ? per_item.cpu_backend : 0);
   const std::size_t need = static_cast<std::size_t>(count) * bytes_per_item * static_cast<std::size_t>(c.in_process);
   if (need > s.caps.host_bytes)
     throw cli_error(exit_code::usage, "its slice of " + std::to_string(count) + " items needs " + byte_size_text(need) +
@@ -35,11 +44,11 @@ void check_host_budget(const rank_context& c, std::int64_t count, std::size_t by
 }
 
 /// This rank's items of `in`, read (and the budget checked) as one agreed step.
-std::vector<std::byte> read_slice(const rank_context& c, pipelines::source& in, slice sl, std::size_t bytes_per_item,
+std::vector<std::byte> read_slice(const rank_context& c, pipelines::source& in, slice sl, item_bytes per_item,
                                   const stream_settings& s) {
   std::vector<std::byte> items;
   agreed(c.r.comm, [&] {
-    check_host_budget(c, sl.count, bytes_per_item, s);
+    check_host_budget(c, sl.count, per_item, s);
     items.resize(static_cast<std::size_t>(sl.count) * in.item_bytes());
     if (sl.count > 0) in.read(sl.begin, sl.count, items.data());
   });
@@ -99,7 +108,7 @@ dist_outcome reduce_distributed(launch& l, io::dtype type, typed::op_kind op, pi
   const std::size_t w = io::dtype_size(type);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, in, sl, w, s);
+    const std::vector<std::byte> items = read_slice(c, in, sl, {w, w}, s);
     std::vector<std::byte> total(w);
     typed::dist_reduce(c.r, type, op, items.data(), sl.count, total.data());
     if (c.rank == 0) std::memcpy(result, total.data(), w);
@@ -123,7 +132,7 @@ dist_outcome scan_distributed(launch& l, const typed::scan_spec& spec, pipelines
   const std::size_t w = io::dtype_size(spec.type);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, in, sl, 2 * w, s);
+    const std::vector<std::byte> items = read_slice(c, in, sl, {2 * w, 2 * w}, s);
     std::vector<std::byte> scanned(items.size());
     typed::dist_scan(c.r, spec, items.data(), scanned.data(), sl.count);
     write_part(c, out, sl.begin, sl.count, scanned.data());
@@ -151,7 +160,7 @@ dist_outcome histogram_distributed(launch& l, const typed::histogram_spec& spec,
   const std::size_t counts_bytes = static_cast<std::size_t>(spec.num_bins) * io::dtype_size(spec.counter);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, samples, sl, io::dtype_size(spec.sample), s);
+    const std::vector<std::byte> items = read_slice(c, samples, sl, {io::dtype_size(spec.sample), io::dtype_size(spec.sample)}, s);
     std::vector<std::byte> local(counts_bytes);
     typed::dist_histogram(c.r, spec, items.data(), sl.count, local.data());
     if (c.rank == 0) std::memcpy(counts, local.data(), counts_bytes);
@@ -176,9 +185,9 @@ dist_outcome compact_distributed(launch& l, const typed::select_spec& spec, pipe
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
     const std::size_t flag_bytes = flags != nullptr ? 1 : 0;
-    const std::vector<std::byte> items = read_slice(c, values, sl, 2 * w + flag_bytes, s);
+    const std::vector<std::byte> items = read_slice(c, values, sl, {2 * w + flag_bytes, 2 * w + flag_bytes}, s);
     std::vector<std::byte> flag_items;
-    if (flags != nullptr) flag_items = read_slice(c, *flags, sl, 0, s);
+    if (flags != nullptr) flag_items = read_slice(c, *flags, sl, {}, s);
     const typed::dist_kept k = typed::dist_select(
         c.r, spec, items.data(), flags != nullptr ? reinterpret_cast<const std::uint8_t*>(flag_items.data()) : nullptr, sl.count);
     write_part(c, out, k.first, k.count, k.items.data());
@@ -215,10 +224,11 @@ dist_outcome sort_distributed(launch& l, const typed::sort_spec& spec, pipelines
   std::int64_t moved = 0;
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    // Its slice, and as much again received in the exchange.
-    const std::vector<std::byte> key_items = read_slice(c, keys, sl, 2 * (kw + vw), s);
+    // Its slice and its sorted share on the host; on the CPU backend also the uploaded slice, the slice
+    // sorted, the runs received and the share merged, with the sort's 8-byte order.
+    const std::vector<std::byte> key_items = read_slice(c, keys, sl, {2 * (kw + vw), 4 * (kw + vw) + 8}, s);
     std::vector<std::byte> value_items;
-    if (values != nullptr) value_items = read_slice(c, *values, sl, 0, s);
+    if (values != nullptr) value_items = read_slice(c, *values, sl, {}, s);
     typed::dist_sorted sorted =
         typed::dist_sort(c.r, spec, key_items.data(), values != nullptr ? value_items.data() : nullptr, sl.count);
     write_part(c, keys_out, sorted.first, sorted.count, sorted.keys.data());

@@ -89,13 +89,7 @@ std::uint64_t fingerprint(const std::string& command, const std::vector<std::str
 
 #if defined(LOOKBACK_HAVE_NCCL)
 std::unique_ptr<dist::communicator> nccl_over_session(int device) {
-  dist::communicator& control = session_control();
-  ncclUniqueId id{};
-  if (control.rank() == 0) dist::detail::nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  const std::vector<ncclUniqueId> ids = dist::allgather_host(control, id);
-  LOOKBACK_CUDA_TRY(cudaSetDevice(device));
-  ncclComm_t nccl = nullptr;
-  dist::detail::nccl_try(ncclCommInitRank(&nccl, control.size(), ids[0], control.rank()), "ncclCommInitRank");
+  const ncclComm_t nccl = dist::init_nccl_rank(session_control(), device);
   // The session's one control communicator carries the NCCL ranks' host exchanges too, so that a
   // rank failing outside an algorithm meets the others at the same agreements.
   return std::make_unique<dist::nccl_communicator>(

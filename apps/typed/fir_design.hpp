@@ -37,7 +37,7 @@ struct fir_band {
 inline constexpr int max_fir_taps = 1 << 20;
 
 /// Why the band cannot be designed with num_taps taps (0 <= low < high <= 1, not both ends; 1 to
-/// max_fir_taps taps; odd for a highpass or bandpass), or empty when it can. Names --num-taps.
+/// max_fir_taps taps; odd for a highpass, whose response at Nyquist an even count forces to zero), or empty when it can. Names --num-taps.
 std::string fir_design_problem(const fir_band& band, int num_taps);
 
 /// The taps; throws std::invalid_argument with fir_design_problem's words for a band it refuses.

@@ -1,9 +1,14 @@
 #include "support/bench_support.cuh"
 
+#include "typed/compare.hpp"
 #include "typed/stream_verify.hpp"
 #include "typed/visit.hpp"
 
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+#include <lookback/primitives/operators.cuh>
+
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -91,8 +96,29 @@ bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes) {
   return typed::detail::fetch(d_a, n, 1, stream()) == typed::detail::fetch(d_b, n, 1, stream());
 }
 
-void fail_on_difference(benchmark::State& state, const std::string& problem) {
-  if (!problem.empty()) state.SkipWithError(("lookback's output differs from CUB's: " + problem).c_str());
+template <class T>
+std::string differs_from_deterministic_cpu(const T* d_in, const T* d_out, std::int64_t n, T start, bool scan) {
+  const auto in = typed::detail::fetch(d_in, n, sizeof(T), stream());
+  const auto got = typed::detail::fetch(d_out, scan ? n : 1, sizeof(T), stream());
+  std::vector<T> want(scan ? static_cast<std::size_t>(n) : 1);
+  const T total = *cpu::deterministic_scan(reinterpret_cast<const T*>(in.data()), scan ? want.data() : nullptr, n, sum{},
+                                           std::optional<T>(start), true);
+  if (!scan) want[0] = total;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    T mine;
+    std::memcpy(&mine, got.data() + i * sizeof(T), sizeof(T));
+    if (std::memcmp(&mine, &want[i], sizeof(T)) != 0)
+      return "item " + std::to_string(i) + ": " + typed::format_value(mine) + " where the CPU's association gives " +
+             typed::format_value(want[i]);
+  }
+  return {};
+}
+template std::string differs_from_deterministic_cpu(const float*, const float*, std::int64_t, float, bool);
+template std::string differs_from_deterministic_cpu(const double*, const double*, std::int64_t, double, bool);
+
+void fail_on_difference(benchmark::State& state, const std::string& problem, const char* reference) {
+  if (!problem.empty())
+    state.SkipWithError(("lookback's output differs from " + std::string(reference) + ": " + problem).c_str());
 }
 
 void* scratch(std::size_t bytes, int slot) {

@@ -54,9 +54,15 @@ void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, W
 /// benchmarks' stream is done).
 bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes);
 
-/// After a lookback row is timed, its output against CUB's of the same call (made untimed): on a
-/// difference (`problem` not empty) the row fails with it, so a broken kernel cannot post a time.
-void fail_on_difference(benchmark::State& state, const std::string& problem);
+/// After a lookback row is timed, its output against a reference's (CUB's of the same call, made
+/// untimed, unless another is named): on a difference (`problem` not empty) the row fails with it, so a
+/// broken kernel cannot post a time.
+void fail_on_difference(benchmark::State& state, const std::string& problem, const char* reference = "CUB's");
+
+/// A deterministic row's output (a scan's n items, or with `scan` false a reduction's one) against the CPU's
+/// association of the same input from `start` (cpu::deterministic_scan), bit for bit; "" when equal.
+template <class T>
+std::string differs_from_deterministic_cpu(const T* d_in, const T* d_out, std::int64_t n, T start, bool scan);
 
 /// "scan/lookback/uint32/268435456"
 std::string bench_name(const char* op, const char* impl, io::dtype type, std::int64_t n);

@@ -112,7 +112,8 @@ TEST_F(summed_area, every_shape_pitch_and_type) {
 
 TEST_F(summed_area, other_tile_shapes_give_the_same_table) {
   // Fewer threads than a row thread and a column thread each (the column parts then loop), tall and
-  // wide tiles, and a wait before the first poll; each with caller-provided temporary storage.
+  // wide tiles, a wait before the first poll and a wider look-back; each with caller-provided
+  // temporary storage.
   using policy::summed_area_config;
   const std::pair<int, int> shapes[] = {{1, 300}, {300, 1}, {129, 511}, {500, 700}};
   for (const auto& [height, width] : shapes) {
@@ -120,6 +121,8 @@ TEST_F(summed_area, other_tile_shapes_give_the_same_table) {
     check_table<float, float, summed_area_config<4, 8, 4, 1, 0>>(height, width, 3, salt);
     check_table<std::uint8_t, unsigned, summed_area_config<8, 16, 4, 1, 0>>(height, width, 0, salt + 1);
     check_table<double, double, summed_area_config<8, 4, 8, 1, 200>>(height, width, 1, salt + 2);
+    // The look-back reading two predecessors a poll (the benchmark's 64x128_window2 row).
+    check_table<float, double, summed_area_config<8, 8, 4, 4, 0, 2>>(height, width, 2, salt + 3);
     if (HasFailure()) return;
   }
 }
@@ -134,6 +137,23 @@ TEST(summed_area_arguments, null_arrays_are_refused) {
   expect_refused("d_table", [&] {
     summed_area_table(storage.get(), storage.bytes, static_cast<const float*>(somewhere), 64,
                       static_cast<float*>(nullptr), 64, 64, 64);
+  });
+}
+
+// Also refused before any CUDA call. Only the addresses matter: neither array is touched.
+TEST(summed_area_arguments, overlapping_arrays_are_refused) {
+  untouched_storage storage;
+  static double image[64 * 80];
+  const auto* in = reinterpret_cast<const float*>(image);
+  // The table a row further on, in place, and a double table over the second half of a float image's rows.
+  expect_refused("d_in and d_table overlap", [&] {
+    summed_area_table(storage.get(), storage.bytes, in, 64, const_cast<float*>(in) + 64, 64, 64, 64);
+  });
+  expect_refused("d_in and d_table overlap", [&] {
+    summed_area_table(storage.get(), storage.bytes, in, 64, const_cast<float*>(in), 64, 64, 64);
+  });
+  expect_refused("d_in and d_table overlap", [&] {
+    summed_area_table(storage.get(), storage.bytes, in, 64, image + 32 * 32, 64, 64, 64);
   });
 }
 

@@ -260,10 +260,12 @@ TEST_F(CliDistributedTest, ARankThatAlonePassesItsMemoryLimitStopsEveryRank) {
   write_file(path("out.npy"), "old");
   const std::vector<std::string> scan{"lookback", "scan", "-i", arg("in.npy"), "-o", arg("out.npy"), "--distributed",
                                       "--backend", "cpu"};
-  // The memory limits are each host's own, so the ranks may differ in them; rank 2's is too small.
+  // The memory limits are each host's own, so the ranks may differ in them; rank 2's is too small. On
+  // the CPU backend a scan's item takes four copies (its slice, the uploaded one, the result, its
+  // download): 16 bytes of int32.
   const auto words = mpmd({{2, scan}, {1, plus(scan, {"--host-memory-limit", "1KiB"})}});
   expect_stopped_cleanly(mpirun(words), ex_usage, "lookback scan: rank 2: ",
-                         "its slice of 1000 items needs 7.8 KiB of host memory (--host-memory-limit 1.0 KiB)",
+                         "its slice of 1000 items needs 15.6 KiB of host memory (--host-memory-limit 1.0 KiB)",
                          {"in.npy", "out.npy"});
 }
 

@@ -5,11 +5,13 @@
 // elements; accumulators uint32, uint64, float or double. With the table, the sum over any rectangle
 // costs four reads (box_sum), whatever its size. Temporary storage, two-phase as in CUB or from an
 // allocator: the chains' descriptors, 8 bytes for each row and each column of every tile (16 for
-// 8-byte accumulators): 4.7% of a float image's bytes. Nothing here synchronises the host.
+// 8-byte accumulators): 4.7% of a float image's bytes. The table and the image must not overlap (the
+// call does not run in place). Nothing here synchronises the host.
 #include <lookback/algorithms/summed_area/box_sum.cuh>
 #include <lookback/algorithms/summed_area/summed_area_policy.cuh>
 #include <lookback/algorithms/summed_area/two_way_lookback_kernel.cuh>
 #include <lookback/primitives/allocator.cuh>
+#include <lookback/primitives/detail/argument_checks.cuh>
 #include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
 #include <lookback/primitives/error.cuh>
@@ -51,6 +53,12 @@ void table_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   if (tiles == 0) return;
   lookback::detail::check_array(d_in, std::int64_t{height} * width, "lookback::summed_area_table", "d_in");
   lookback::detail::check_array(d_table, std::int64_t{height} * width, "lookback::summed_area_table", "d_table");
+  // A tile's table cells may lie over input another tile has still to read: never in place.
+  const auto extent = [&](std::int64_t pitch, std::size_t item_bytes) {
+    return static_cast<std::uintptr_t>((std::int64_t{height} - 1) * pitch + width) * item_bytes;
+  };
+  lookback::detail::refuse_overlapping_bytes(d_in, extent(in_pitch, sizeof(In)), d_table, extent(table_pitch, sizeof(Acc)),
+                                             "lookback::summed_area_table", "d_in and d_table");
   lookback::detail::clear_then_launch(
       layout, d_temp_storage, device::two_way_lookback_kernel<Policy, In, Acc, status_array>,
       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, in_pitch, d_table, table_pitch, height,

@@ -75,7 +75,9 @@ auto exchange(Backend& backend, communicator& comm, const exchange_plan& plan, c
   const auto send_offsets = detail::offsets_of(send_counts), recv_offsets = detail::offsets_of(recv_counts);
   std::int64_t received = 0;
   for (std::int64_t c : recv_counts) received += c;
-  auto recv = backend.template allocate<T>(received);
+  // An allocation that fails on one rank stops every rank before the collective would wait for it.
+  typename Backend::template buffer<T> recv;
+  guarded(comm, [&] { recv = backend.template allocate<T>(received); });
   comm.alltoallv(send, send_counts.data(), send_offsets.data(), recv.data(), recv_counts.data(), recv_offsets.data(),
                  sizeof(T), backend.stream());
   return recv;

@@ -2,7 +2,9 @@
 // The communicator over NCCL, for device data: collectives and grouped send/receive on the caller's
 // stream. Its host-side exchanges (counts, failures) go through a control plane that needs no GPU
 // work: the threads of one process (thread_group), or MPI when each rank is a process
-// (nccl_over_mpi.hpp). Every wait is bounded: a peer's failure or the timeout aborts the communicator.
+// (nccl_over_mpi.hpp). Every wait once the communicator is made is bounded: a peer's failure or the
+// timeout aborts it. Making it is not: ncclCommInitRank waits for every rank (init_nccl_rank agrees on
+// each step before it, so a rank that fails one stops them all there instead).
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/thread_group.hpp>
 #include <lookback/primitives/error.cuh>
@@ -69,8 +71,13 @@ class nccl_communicator final : public communicator {
   nccl_communicator(ncclComm_t comm, int device, host_allgather control,
                     std::chrono::milliseconds timeout = default_timeout())
       : comm_(comm), device_(device), control_(std::move(control)), timeout_(timeout) {
-    LOOKBACK_NCCL_TRY(ncclCommUserRank(comm_, &rank_));
-    LOOKBACK_NCCL_TRY(ncclCommCount(comm_, &size_));
+    try {
+      LOOKBACK_NCCL_TRY(ncclCommUserRank(comm_, &rank_));
+      LOOKBACK_NCCL_TRY(ncclCommCount(comm_, &size_));
+    } catch (...) {
+      ncclCommAbort(comm_);  // owned from the start: no destructor runs for a constructor that throws
+      throw;
+    }
   }
   ~nccl_communicator() override {
     if (!aborted_) ncclCommDestroy(comm_);
@@ -84,15 +91,27 @@ class nccl_communicator final : public communicator {
                                                                     std::chrono::milliseconds timeout = default_timeout()) {
     std::vector<ncclComm_t> comms(devices.size());
     detail::nccl_try(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll");
-    auto group = std::make_shared<thread_group>(static_cast<int>(devices.size()), timeout);
     std::vector<std::unique_ptr<nccl_communicator>> out;
-    for (std::size_t r = 0; r < devices.size(); ++r)
-      out.push_back(std::make_unique<nccl_communicator>(
-          comms[r], devices[r],
-          [group, r](const void* send, void* recv, std::size_t bytes) {
-            group->allgather(static_cast<int>(r), send, recv, bytes);
-          },
-          timeout));
+    std::size_t r = 0;
+    try {
+      auto group = std::make_shared<thread_group>(static_cast<int>(devices.size()), timeout);
+      for (; r < devices.size(); ++r)
+        out.push_back(std::make_unique<nccl_communicator>(
+            comms[r], devices[r],
+            [group, r](const void* send, void* recv, std::size_t bytes) {
+              group->allgather(static_cast<int>(r), send, recv, bytes);
+            },
+            timeout));
+    } catch (const std::bad_alloc&) {
+      // Thrown before communicator r's constructor took it: it and those after it are aborted here
+      // (those made own theirs).
+      for (std::size_t k = r; k < comms.size(); ++k) ncclCommAbort(comms[k]);
+      throw;
+    } catch (...) {
+      // Communicator r's constructor failed and aborted its own; those after it are aborted here.
+      for (std::size_t k = r + 1; k < comms.size(); ++k) ncclCommAbort(comms[k]);
+      throw;
+    }
     return out;
   }
 
@@ -116,13 +135,18 @@ class nccl_communicator final : public communicator {
     const auto* from = static_cast<const std::byte*>(send);
     auto* to = static_cast<std::byte*>(recv);
     LOOKBACK_NCCL_TRY(ncclGroupStart());
-    for (int j = 0; j < size_; ++j) {
-      if (send_counts[j] > 0)
-        LOOKBACK_NCCL_TRY(ncclSend(from + send_offsets[j] * item_bytes, send_counts[j] * item_bytes, ncclUint8, j,
-                                   comm_, stream));
-      if (recv_counts[j] > 0)
-        LOOKBACK_NCCL_TRY(ncclRecv(to + recv_offsets[j] * item_bytes, recv_counts[j] * item_bytes, ncclUint8, j,
-                                   comm_, stream));
+    try {
+      for (int j = 0; j < size_; ++j) {
+        if (send_counts[j] > 0)
+          LOOKBACK_NCCL_TRY(ncclSend(from + send_offsets[j] * item_bytes, send_counts[j] * item_bytes, ncclUint8, j,
+                                     comm_, stream));
+        if (recv_counts[j] > 0)
+          LOOKBACK_NCCL_TRY(ncclRecv(to + recv_offsets[j] * item_bytes, recv_counts[j] * item_bytes, ncclUint8, j,
+                                     comm_, stream));
+      }
+    } catch (...) {
+      ncclGroupEnd();  // the group closed, so that this thread's next NCCL call is not taken into it
+      throw;
     }
     LOOKBACK_NCCL_TRY(ncclGroupEnd());
   }
@@ -164,5 +188,28 @@ class nccl_communicator final : public communicator {
   int size_ = 1;
   bool aborted_ = false;
 };
+
+/// This rank's NCCL communicator among `control`'s ranks, on `device` (which this call makes current):
+/// rank 0's unique id, shared through `control`, then the initialisation. Each step is agreed first
+/// (guarded), so that a rank failing one stops every rank at that agreement, never leaving the others
+/// in a collective it does not join.
+inline ncclComm_t init_nccl_rank(communicator& control, int device) {
+  ncclUniqueId id{};
+  guarded(control, [&] {
+    if (control.rank() == 0) detail::nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    LOOKBACK_CUDA_TRY(cudaSetDevice(device));
+  });
+  const std::vector<ncclUniqueId> ids = allgather_host(control, id);
+  ncclComm_t nccl = nullptr;
+  try {
+    guarded(control, [&] {
+      detail::nccl_try(ncclCommInitRank(&nccl, control.size(), ids[0], control.rank()), "ncclCommInitRank");
+    });
+  } catch (...) {
+    if (nccl != nullptr) ncclCommAbort(nccl);  // made here, failed on another rank
+    throw;
+  }
+  return nccl;
+}
 
 }  // namespace lookback::dist

@@ -28,9 +28,12 @@ namespace detail {
 template <class T, class Backend, class Compact>
 auto select(Backend& backend, communicator& comm, std::int64_t n, const select_options& options, Compact compact) {
   using buffer = typename Backend::template buffer<T>;
-  buffer kept = backend.template allocate<T>(n);
+  buffer kept;
   std::int64_t count = 0;
-  guarded(comm, [&] { count = compact(kept.data()); });
+  guarded(comm, [&] {  // the allocation too: a rank that fails it must not leave the others waiting
+    kept = backend.template allocate<T>(n);
+    count = compact(kept.data());
+  });
   const auto counts = allgather_host(comm, count);
   std::int64_t first = 0, total = 0;
   for (int r = 0; r < comm.size(); ++r) {

@@ -62,28 +62,42 @@ auto sort(Backend& backend, communicator& comm, const Key* d_keys, const Value* 
   using key_buffer = typename Backend::template buffer<Key>;
   using value_buffer = typename Backend::template buffer<Value>;
   const int p = comm.size(), me = comm.rank();
+  // What every rank must ask alike: the parts, the direction and the bits (the cut search's rounds of
+  // collectives follow from the bits), beside each rank's own count.
   struct call {
     std::int64_t items;
     std::int64_t asked_parts;
+    std::int32_t descending;
+    std::int32_t begin_bit;
+    std::int32_t end_bit;
   };
   // A rank whose inputs failed before the sort meets the others at an agreement, never at an exchange
   // of a different size: so the sort opens with one.
   agree(comm, std::string{});
   std::int64_t total = 0;
-  const std::vector<call> calls = allgather_host(comm, call{n, asked_parts});
+  const std::vector<call> calls = allgather_host(comm, call{n, asked_parts, Descending, begin_bit, end_bit});
   for (const call& c : calls) {
     total += c.items;
-    if (c.asked_parts != asked_parts)  // every rank sees the same calls, so every rank throws
+    // Every rank sees the same calls, so every rank throws.
+    if (c.asked_parts != calls[0].asked_parts)
       throw std::invalid_argument("lookback::dist::sort: the ranks ask for different exchange_parts (" +
                                   std::to_string(calls[0].asked_parts) + " on rank 0, " +
                                   std::to_string(c.asked_parts) + " on another)");
+    if (c.descending != calls[0].descending || c.begin_bit != calls[0].begin_bit || c.end_bit != calls[0].end_bit)
+      throw std::invalid_argument("lookback::dist::sort: the ranks ask for different orders or bit ranges (" +
+                                  std::string(calls[0].descending ? "descending" : "ascending") + " bits [" +
+                                  std::to_string(calls[0].begin_bit) + ", " + std::to_string(calls[0].end_bit) +
+                                  ") on rank 0, " + (c.descending ? "descending" : "ascending") + " bits [" +
+                                  std::to_string(c.begin_bit) + ", " + std::to_string(c.end_bit) + ") on another)");
   }
   const std::int64_t first = share_begin(total, p, me), share = share_size(total, p, me);
   const int parts = exchange_parts(asked_parts, total, p);
 
-  key_buffer keys = backend.template allocate<Key>(n);
-  value_buffer values = backend.template allocate<Value>(pairs ? n : 0);
-  guarded(comm, [&] {
+  key_buffer keys;
+  value_buffer values;
+  guarded(comm, [&] {  // the allocations too: a rank that fails one must not leave the others waiting
+    keys = backend.template allocate<Key>(n);
+    values = backend.template allocate<Value>(pairs ? n : 0);
     backend.template sort<Descending>(d_keys, keys.data(), d_values, values.data(), n, begin_bit, end_bit);
   });
   if (p == 1) return sorted_slice<key_buffer, value_buffer>{std::move(keys), std::move(values), first, total, 0};

@@ -23,16 +23,21 @@ void check_array(const It& array, std::int64_t items, const char* who, const cha
                                   std::to_string(items) + " items to process");
 }
 
+/// Refuses two byte ranges that overlap (refuse_overlap's test, for arrays of different extents).
+inline void refuse_overlapping_bytes(const void* a, std::uintptr_t a_bytes, const void* b, std::uintptr_t b_bytes,
+                                     const char* who, const char* names) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a), second = reinterpret_cast<std::uintptr_t>(b);
+  if (a_bytes > 0 && b_bytes > 0 && first < second + b_bytes && second < first + a_bytes)
+    throw std::invalid_argument(std::string(who) + ": " + names + " overlap (the call does not run in place)");
+}
+
 /// Refuses two arrays of n items whose bytes overlap, where the algorithm reads one while it writes the
 /// other from other blocks (a sort's passes, a compaction's tiles): items not yet read would be
 /// overwritten. As CUB's, such calls do not run in place.
 template <class T, class U>
 void refuse_overlap(const T* a, const U* b, std::int64_t items, const char* who, const char* names) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a), second = reinterpret_cast<std::uintptr_t>(b);
-  const auto first_bytes = static_cast<std::uintptr_t>(items) * sizeof(T);
-  const auto second_bytes = static_cast<std::uintptr_t>(items) * sizeof(U);
-  if (items > 0 && first < second + second_bytes && second < first + first_bytes)
-    throw std::invalid_argument(std::string(who) + ": " + names + " overlap (the call does not run in place)");
+  refuse_overlapping_bytes(a, static_cast<std::uintptr_t>(items) * sizeof(T), b,
+                           static_cast<std::uintptr_t>(items) * sizeof(U), who, names);
 }
 
 }  // namespace lookback::detail

@@ -89,11 +89,11 @@ std::uint64_t fingerprint(const std::string& command, const std::vector<std::str
 
 #if defined(LOOKBACK_HAVE_NCCL)
 std::unique_ptr<dist::communicator> nccl_over_session(int device) {
-  const ncclComm_t nccl = dist::init_nccl_rank(session_control(), device);
   // The session's one control communicator carries the NCCL ranks' host exchanges too, so that a
   // rank failing outside an algorithm meets the others at the same agreements.
-  return std::make_unique<dist::nccl_communicator>(
-      nccl, device, [](const void* send, void* recv, std::size_t bytes) { session_control().allgather_host(send, recv, bytes); });
+  return dist::nccl_rank_over(session_control(), device, [](const void* send, void* recv, std::size_t bytes) {
+    session_control().allgather_host(send, recv, bytes);
+  });
 }
 #endif
 

@@ -281,6 +281,13 @@ TEST_F(convolution_api, null_arrays_with_no_items_are_accepted) {
 
 class convolution_large : public gpu_test {};
 
+// 2^28 items, 9 taps from the constant bank, the mirror at both ends.
+TEST_F(convolution_large, convolve1d_at_2_pow_28) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  if (n > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  check_1d<float>(n, 9, boundary::mirror, 28);
+}
+
 // Past 2^31 items (64-bit sizes and tile offsets, the mirror reaching back from the far end): every
 // output against a double-precision sum; run in the bundle's huge step.
 TEST_F(convolution_large, DISABLED_convolve1d_past_2_pow_31_items) {

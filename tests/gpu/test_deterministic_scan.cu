@@ -94,7 +94,8 @@ std::vector<std::int64_t> sizes() {
   std::vector<std::int64_t> all;
   for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{15}, std::int64_t{16}, std::int64_t{17},
                                std::int64_t{31}, std::int64_t{32}, std::int64_t{33}, std::int64_t{511}, std::int64_t{513},
-                               granule - 1, granule, granule + 1, 4 * granule - 1, 4 * granule, 4 * granule + 1,
+                               granule - 1, granule, granule + 1, 2 * granule - 1, 2 * granule, 2 * granule + 1,
+                               4 * granule - 1, 4 * granule, 4 * granule + 1,  // 8-byte and 4-byte items' tiles
                                window - 1, window, window + 1, 2 * window + granule + 1, 33 * granule + 7,
                                std::int64_t{1000003}, std::int64_t{1} << 22})
     if (n <= max_test_size()) all.push_back(n);

@@ -517,6 +517,40 @@ TEST_F(radix_sort_api, histogram_dynamic_shared_memory_limit_leaves_room_for_sta
 
 class radix_sort_large : public gpu_test {};
 
+// 2^28 pairs of uint32 keys and their positions, the large passes' tiles at full scale, both
+// directions. Checked in one pass instead of against a stable sort of 2^28 positions: the keys are in
+// order, each value is a distinct position (a bitmap) holding its key, and equal keys keep their
+// positions rising; together those leave only the stable order.
+TEST_F(radix_sort_large, pairs_at_2_pow_28) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  if (n > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  auto rng = make_rng(2028);
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  for (auto& k : keys) k = static_cast<std::uint32_t>(rng() % 100000000);  // repeats, for stability
+  std::vector<std::uint32_t> positions(keys.size());
+  std::iota(positions.begin(), positions.end(), 0u);
+  const cuda_stream stream;
+  const auto d_keys = to_device(keys, stream);
+  const auto d_values = to_device(positions, stream);
+  positions = {};
+  for (const bool descending : {false, true}) {
+    const auto got = sort_ours<std::uint32_t, std::uint32_t, true>(d_keys, d_values, descending, 0, 32, stream);
+    std::vector<bool> seen(keys.size(), false);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const std::uint32_t at = got.values[i];
+      const bool placed = at < keys.size() && !seen[at] && got.keys[i] == keys[at];
+      const bool ordered = i == 0 || (descending ? got.keys[i - 1] > got.keys[i] : got.keys[i - 1] < got.keys[i]) ||
+                           (got.keys[i - 1] == got.keys[i] && got.values[i - 1] < at);
+      if (!placed || !ordered) {
+        ADD_FAILURE() << (descending ? "descending" : "ascending") << ": item " << i << " (key " << got.keys[i]
+                      << ", value " << at << ") is " << (placed ? "out of order" : "not a distinct position of its key");
+        break;
+      }
+      seen[at] = true;
+    }
+  }
+}
+
 // Past 2^31 items; in the GPU bundle's run of disabled tests.
 TEST_F(radix_sort_large, DISABLED_past_2_pow_31_keys) {
   const std::int64_t n = (std::int64_t{1} << 31) + 4099;

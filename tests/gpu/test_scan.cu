@@ -139,8 +139,9 @@ TEST_F(scan_large, sum_at_2_pow_28) {
   if ((std::int64_t{1} << 28) > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
   for (const io::dtype type : {io::dtype::uint32, io::dtype::float32, io::dtype::uint64}) {
     auto rng = make_rng(28 + static_cast<int>(type));
-    const typed::scan_spec spec{type, op_kind::sum, false, typed::identity(type, op_kind::sum)};
-    check_scan(spec, random_array(type, std::int64_t{1} << 28, distribution::small, rng));
+    const io::host_array input = random_array(type, std::int64_t{1} << 28, distribution::small, rng);
+    for (const bool inclusive : {false, true})
+      check_scan(typed::scan_spec{type, op_kind::sum, inclusive, typed::identity(type, op_kind::sum)}, input);
   }
 }
 

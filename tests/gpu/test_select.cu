@@ -591,13 +591,19 @@ TEST_F(select_api, the_predicate_sees_only_real_items) {
   device_buffer<std::int64_t> d_count(1, stream);
   device_buffer<unsigned> d_seen(1, stream);
   d_seen.fill_bytes(0);
+  std::vector<std::uint8_t> keep(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) keep[i] = in[i] % 3 == 0;
   for (const bool partitioned : {false, true}) {
+    const mode m = partitioned ? mode::partition : mode::select_if;
     records_zero pred{d_seen.data()};
+    d_out.fill_bytes(poison_byte);
     if (partitioned)
       partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
     else
       select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
-    EXPECT_EQ(selected_count(d_count.data(), stream.get()), n / 3);
+    expect_output(expected_output(in, keep, m), n / 3,
+                  run_result<std::uint64_t>{to_host(d_out), selected_count(d_count.data(), stream.get()), poison_byte},
+                  "ours", m, mode_name(m));
   }
   EXPECT_EQ(to_host(d_seen).front(), 0u) << "the predicate saw a slot past the end";
 }
@@ -662,6 +668,16 @@ TEST_F(select_api, null_arrays_with_no_items_are_accepted) {
 }
 
 class select_large : public gpu_test {};
+
+// 2^28 items on the pipelined kernels, every mode, 4- and 8-byte items, half of them kept.
+TEST_F(select_large, every_mode_at_2_pow_28) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  if (n > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  for (const mode m : {mode::select_if, mode::flagged, mode::partition}) {
+    check_case<std::uint32_t>(m, n, 50, 28 + static_cast<int>(m), /*cub_too=*/false);
+    check_case<std::uint64_t>(m, n / 2, 50, 56 + static_cast<int>(m), /*cub_too=*/false);
+  }
+}
 
 // Past 2^31 items (2 GiB of bytes and as much output); in the GPU bundle's run of disabled tests.
 TEST_F(select_large, DISABLED_past_2_pow_31_items) {

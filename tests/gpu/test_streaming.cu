@@ -185,6 +185,7 @@ TEST_F(streaming, ReduceHistogramAndCompactionInChunksMatchTheReference) {
           pipelines::host_source in(input.bytes.data(), n, io::dtype_size(type));
           std::array<std::byte, 8> got{}, cpu{}, whole{};
           got.fill(std::byte{poison_byte});
+          cpu.fill(std::byte{poison_byte});  // so that a reduction that never writes its result shows
           typed::stream_request r;
           r.options = chunks_of(chunk);
           typed::reduce_stream(type, op, in, got.data(), r);
@@ -305,6 +306,7 @@ TEST_F(streaming, DeterministicScanAndReduceInChunksGiveOneRunsBitsAndVerifyExac
           typed::scan_stream_cpu(spec, in, cpu_out, chunks_of(chunk));
           EXPECT_EQ(cpu, whole) << "cpu " << at;
           std::array<std::byte, 8> total{};
+          total.fill(std::byte{poison_byte});
           const auto reduced = typed::reduce_stream(type, op, in, total.data(), r, true);
           ASSERT_TRUE(reduced.checked.has_value());
           EXPECT_FALSE(reduced.checked->mismatch.has_value()) << "reduce " << at;
@@ -391,7 +393,7 @@ TEST_F(streaming, PinnedSourcesAreCopiedInPlace) {
     for (std::int64_t i = 0; i < n; ++i)
       if (x[i] > 0.5) ASSERT_EQ(kept[static_cast<std::size_t>(want++)], x[i]);
     EXPECT_EQ(k, want);
-    std::vector<unsigned> counts(64);
+    std::vector<unsigned> counts(64, 0xABABABABu);  // poisoned: the counts are written, not added to
     pipelines::histogram_even<double>(in, counts.data(), 64, -1.0, 1.0, chunks_of(chunk));
     std::vector<unsigned> want_counts(64);
     for (std::int64_t i = 0; i < n; ++i) ++want_counts[static_cast<std::size_t>(std::min(63.0, (x[i] + 1.0) * 32.0))];
@@ -430,7 +432,7 @@ TEST_F(streaming_large, DISABLED_scan_and_compaction_past_2_pow_32_items) {
     if (x[static_cast<std::size_t>(i)] != 0) ASSERT_EQ(kept[static_cast<std::size_t>(want++)], x[static_cast<std::size_t>(i)]);
   EXPECT_EQ(k, want);
   EXPECT_GT(k, std::int64_t{1} << 31);
-  std::vector<unsigned long long> counts(4);
+  std::vector<unsigned long long> counts(4, 0xABABABABABABABABull);  // poisoned, as above
   pipelines::histogram_even<std::uint32_t>(in, counts.data(), 4, 0, 4, o);
   std::vector<unsigned long long> want_counts(4);
   for (std::uint32_t v : x) ++want_counts[v];

@@ -3,6 +3,7 @@
 // table against the 2D convolution with a box mask.
 #include "support/gpu_test.hpp"
 #include "support/random_values.hpp"
+#include "support/test_sizes.hpp"
 
 #include <lookback/algorithms/summed_area_table.cuh>
 #include <lookback/primitives/convolution.cuh>
@@ -24,7 +25,7 @@ std::vector<In> random_image(std::size_t count, std::mt19937_64& rng) {
   std::vector<In> v(count);
   for (In& x : v) {
     if constexpr (std::is_floating_point_v<In>) x = static_cast<In>(static_cast<double>(rng() % 1000) / 7.0);
-    else x = static_cast<In>(rng() % 256);
+    else x = static_cast<In>(rng() % (sizeof(In) == 1 ? 256 : 65536));
   }
   return v;
 }
@@ -106,6 +107,8 @@ TEST_F(summed_area, every_shape_pitch_and_type) {
       check_table<float, float>(height, width, pad, salt + 2);
       check_table<float, double>(height, width, pad, salt + 3);
       check_table<double, double>(height, width, pad, salt + 4);
+      check_table<std::uint16_t, unsigned long long>(height, width, pad, salt + 5);
+      check_table<std::uint8_t, float>(height, width, pad, salt + 6);
       if (HasFailure()) return;
     }
 }
@@ -217,6 +220,12 @@ TEST_F(summed_area, box_sums_match_a_box_convolution) {
 }
 
 class summed_area_large : public gpu_test {};
+
+// 2^28 pixels of float into float sums: the look-back across 256 x 128 tiles of 64 x 128.
+TEST_F(summed_area_large, float_image_of_2_pow_28_pixels) {
+  if ((std::int64_t{1} << 28) > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  check_table<float, float>(16384, 16384, 0, 28);
+}
 
 // Past 2^31 pixels (64-bit pitches and offsets): uint8 samples into uint32 sums, which wrap exactly,
 // against a table built row by row on the CPU; run in the bundle's huge step.

@@ -596,8 +596,20 @@ TEST_F(SameFile, RefusesEveryAlias) {
   }
 }
 
-TEST_F(SameFile, RefusesSameSpellingEvenBeforeItExists) {
-  EXPECT_THROW(refuse_same_file(dir / "new.npy", dir / "." / "new.npy"), io_error);
+TEST_F(SameFile, SameSpellingIsOneFileEvenBeforeItExists) {
+  EXPECT_TRUE(same_file(dir / "new.npy", dir / "." / "new.npy"));
+  EXPECT_FALSE(same_file(dir / "new.npy", dir / "other.npy"));
+}
+
+TEST_F(SameFile, AMissingInputIsReportedAsMissingWhateverTheOutput) {
+  for (const fs::path& out : {dir / "." / "new.npy", dir / "out.npy"}) {
+    try {
+      refuse_same_file(dir / "new.npy", out);
+      ADD_FAILURE() << "not refused";
+    } catch (const io_error& e) {
+      EXPECT_EQ(e.kind(), error_kind::no_input) << out;
+    }
+  }
 }
 
 TEST_F(SameFile, AllowsDistinctFiles) {

@@ -3,7 +3,7 @@
 // stream. Its host-side exchanges (counts, failures) go through a control plane that needs no GPU
 // work: the threads of one process (thread_group), or MPI when each rank is a process
 // (nccl_over_mpi.hpp). Every wait once the communicator is made is bounded: a peer's failure or the
-// timeout aborts it. Making it is not: ncclCommInitRank waits for every rank (init_nccl_rank agrees on
+// timeout aborts it. Making it is not: ncclCommInitRank waits for every rank (nccl_rank_over agrees on
 // each step before it, so a rank that fails one stops them all there instead).
 #include <lookback/distributed/communicator.hpp>
 #include <lookback/distributed/thread_group.hpp>
@@ -66,18 +66,13 @@ class nccl_communicator final : public communicator {
  public:
   using host_allgather = std::function<void(const void* send, void* recv, std::size_t bytes)>;
 
-  /// Owns `comm` (destroyed at the end, or aborted after a failure). The rank's thread must have
-  /// `device` current when it calls in.
+  /// Owns `comm` once made (destroyed at the end, or aborted after a failure); a constructor that
+  /// throws leaves it to the caller. The rank's thread must have `device` current when it calls in.
   nccl_communicator(ncclComm_t comm, int device, host_allgather control,
                     std::chrono::milliseconds timeout = default_timeout())
       : comm_(comm), device_(device), control_(std::move(control)), timeout_(timeout) {
-    try {
-      LOOKBACK_NCCL_TRY(ncclCommUserRank(comm_, &rank_));
-      LOOKBACK_NCCL_TRY(ncclCommCount(comm_, &size_));
-    } catch (...) {
-      ncclCommAbort(comm_);  // owned from the start: no destructor runs for a constructor that throws
-      throw;
-    }
+    LOOKBACK_NCCL_TRY(ncclCommUserRank(comm_, &rank_));
+    LOOKBACK_NCCL_TRY(ncclCommCount(comm_, &size_));
   }
   ~nccl_communicator() override {
     if (!aborted_) ncclCommDestroy(comm_);
@@ -92,24 +87,18 @@ class nccl_communicator final : public communicator {
     std::vector<ncclComm_t> comms(devices.size());
     detail::nccl_try(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll");
     std::vector<std::unique_ptr<nccl_communicator>> out;
-    std::size_t r = 0;
     try {
       auto group = std::make_shared<thread_group>(static_cast<int>(devices.size()), timeout);
-      for (; r < devices.size(); ++r)
+      out.reserve(devices.size());  // so that a push_back cannot throw once a communicator is made
+      for (std::size_t r = 0; r < devices.size(); ++r)
         out.push_back(std::make_unique<nccl_communicator>(
             comms[r], devices[r],
             [group, r](const void* send, void* recv, std::size_t bytes) {
               group->allgather(static_cast<int>(r), send, recv, bytes);
             },
             timeout));
-    } catch (const std::bad_alloc&) {
-      // Thrown before communicator r's constructor took it: it and those after it are aborted here
-      // (those made own theirs).
-      for (std::size_t k = r; k < comms.size(); ++k) ncclCommAbort(comms[k]);
-      throw;
     } catch (...) {
-      // Communicator r's constructor failed and aborted its own; those after it are aborted here.
-      for (std::size_t k = r + 1; k < comms.size(); ++k) ncclCommAbort(comms[k]);
+      for (std::size_t k = out.size(); k < comms.size(); ++k) ncclCommAbort(comms[k]);  // those made own theirs
       throw;
     }
     return out;
@@ -189,11 +178,14 @@ class nccl_communicator final : public communicator {
   bool aborted_ = false;
 };
 
-/// This rank's NCCL communicator among `control`'s ranks, on `device` (which this call makes current):
-/// rank 0's unique id, shared through `control`, then the initialisation. Each step is agreed first
-/// (guarded), so that a rank failing one stops every rank at that agreement, never leaving the others
-/// in a collective it does not join.
-inline ncclComm_t init_nccl_rank(communicator& control, int device) {
+/// This rank's NCCL communicator among `control`'s ranks, on `device` (which this call makes current),
+/// its host-side exchanges through `host` (which reaches the same ranks as `control`): rank 0's unique
+/// id, shared through `control`, then the initialisation. Each step is agreed first (guarded), so that
+/// a rank failing one stops every rank at that agreement, never leaving the others in a collective it
+/// does not join.
+inline std::unique_ptr<nccl_communicator> nccl_rank_over(communicator& control, int device,
+                                                         nccl_communicator::host_allgather host,
+                                                         std::chrono::milliseconds timeout = default_timeout()) {
   ncclUniqueId id{};
   guarded(control, [&] {
     if (control.rank() == 0) detail::nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -209,7 +201,12 @@ inline ncclComm_t init_nccl_rank(communicator& control, int device) {
     if (nccl != nullptr) ncclCommAbort(nccl);  // made here, failed on another rank
     throw;
   }
-  return nccl;
+  try {
+    return std::make_unique<nccl_communicator>(nccl, device, std::move(host), timeout);
+  } catch (...) {
+    ncclCommAbort(nccl);
+    throw;
+  }
 }
 
 }  // namespace lookback::dist

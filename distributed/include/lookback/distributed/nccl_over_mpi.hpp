@@ -1,6 +1,6 @@
 #pragma once
 // One process per GPU, launched by MPI: NCCL's unique id from rank 0 and the host-side exchanges
-// through MPI, the control plane (init_nccl_rank, nccl_communicator.hpp).
+// through MPI, the control plane (nccl_rank_over, nccl_communicator.hpp).
 #include <lookback/distributed/mpi_communicator.hpp>
 #include <lookback/distributed/nccl_communicator.hpp>
 
@@ -12,10 +12,9 @@ namespace lookback::dist {
 inline std::unique_ptr<nccl_communicator> nccl_over_mpi(MPI_Comm comm, int device,
                                                         std::chrono::milliseconds timeout = default_timeout()) {
   auto control = std::make_shared<mpi_communicator>(comm);
-  const ncclComm_t nccl = init_nccl_rank(*control, device);
-  return std::make_unique<nccl_communicator>(
-      nccl, device, [control](const void* send, void* recv, std::size_t bytes) { control->allgather_host(send, recv, bytes); },
-      timeout);
+  return nccl_rank_over(
+      *control, device,
+      [control](const void* send, void* recv, std::size_t bytes) { control->allgather_host(send, recv, bytes); }, timeout);
 }
 
 }  // namespace lookback::dist

@@ -183,9 +183,12 @@ TEST_F(streaming, ReduceHistogramAndCompactionInChunksMatchTheReference) {
         for (op_kind op : {op_kind::sum, op_kind::min, op_kind::max}) {
           const io::host_array input = random_array(type, n, distribution::signed_, rng);
           pipelines::host_source in(input.bytes.data(), n, io::dtype_size(type));
+          // All poisoned, so that a reduction that never writes its result shows and the bytes past a
+          // 4-byte type's agree.
           std::array<std::byte, 8> got{}, cpu{}, whole{};
           got.fill(std::byte{poison_byte});
-          cpu.fill(std::byte{poison_byte});  // so that a reduction that never writes its result shows
+          cpu.fill(std::byte{poison_byte});
+          whole.fill(std::byte{poison_byte});
           typed::stream_request r;
           r.options = chunks_of(chunk);
           typed::reduce_stream(type, op, in, got.data(), r);
@@ -283,6 +286,7 @@ TEST_F(streaming, DeterministicScanAndReduceInChunksGiveOneRunsBitsAndVerifyExac
         pipelines::host_sink whole_out(whole.data(), width);
         typed::scan_stream_cpu(spec, whole_in, whole_out, {});
         std::array<std::byte, 8> whole_total{};
+        whole_total.fill(std::byte{poison_byte});  // as `total` is: the bytes past a 4-byte type's agree
         typed::reduce_stream_cpu(type, op, whole_in, whole_total.data(), {}, true);
         // Chunks asked at one item past a window are cut back to whole windows.
         for (std::int64_t chunk : {n, window + 1, 2 * window}) {

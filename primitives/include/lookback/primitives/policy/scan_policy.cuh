@@ -318,6 +318,16 @@ struct deterministic_scan_lookahead_config {
 ///   The public float32 call in the main table: H100 0.0612 / 0.747 ms (+6% / +3% over the default
 ///     scan), H200 0.0521 / 0.567 (+9% / +7%); at 6934302 H100 0.0591 / 0.744 (+5% / +3%), another
 ///     H200 0.0534 / 0.587 (+9% / +11%; its tuning row of the same policy 0.567).
+/// The deterministic reduction (this scan's kernel without its stores, 1.3x / 1.7x / 1.7x the default
+///   reduction's time at 2^20 / 2^24 / 2^28 float32) in two plain passes instead, not in the tree: a
+///   block per tile of whole granules writing each granule's aggregate (the same runs, Kogge-Stone and
+///   warp folds), then one block folding each window's granules (a thread a window) and the windows in
+///   order (one thread). The same bits (the CPU's association with sums and a non-commutative
+///   operator, memcheck and racecheck clean), H100, one run at 3c27caa plus the change, float32 2^20 /
+///   2^24 / 2^28: 0.021 / 0.047 / 0.458 ms against 0.0086 / 0.049 / 0.598 (the default reduction
+///   0.007 / 0.029 / 0.353). Not kept yet: at 2^20 the folding thread walked all 1024 slots of a round,
+///   present or not (bounding it by the windows present was built but not measured), and the granule
+///   pass alone took about 0.41 ms at 2^28.
 /// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
 /// lookahead_min_items on the look-ahead pipeline; elsewhere (and for the reduction) the look-back
 /// kernel.

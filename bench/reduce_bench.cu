@@ -63,7 +63,7 @@ const bool registered = [] {
       register_typed(typed::implementation::cub, type, n);
       register_thrust(type, n);
       register_memcpy("reduce", type, n);
-      if (type == io::dtype::float32 || type == io::dtype::float64) register_deterministic(type, n);
+      if (io::is_floating(type)) register_deterministic(type, n);
     }
   return true;
 }();

@@ -50,11 +50,10 @@ class nonzero_flags final : public pipelines::source {
 };
 
 // A float's sign bit makes -0.0 look nonzero byte by byte; floats are not flags anyway.
-bool float_dtype(io::dtype t) { return t == io::dtype::float32 || t == io::dtype::float64; }
 constexpr const char* supported_flag_dtypes = "(supported: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64)";
 
 void check_flags(const array_file& flags, const array_file& values) {
-  if (float_dtype(flags.type))
+  if (io::is_floating(flags.type))
     throw cli_error(exit_code::data_error, flags.path.string() + ": flags dtype " + std::string(io::dtype_name(flags.type)) +
                                                " is not supported " + supported_flag_dtypes);
   if (flags.shape != values.shape)
@@ -91,7 +90,7 @@ int compact_command(const args& a) {
                                                : "which values to keep? give --flags F.npy or --predicate P");
   if (vm->count("flags-dtype") != 0 && !by_flags) throw cli_error(exit_code::usage, "--flags-dtype applies to --flags only");
   // Asked for on the command line, a float flags dtype is a usage mistake, found before any file is read.
-  if (const auto t = io::parse_dtype(flags_dtype); t && float_dtype(*t))
+  if (const auto t = io::parse_dtype(flags_dtype); t && io::is_floating(*t))
     throw cli_error(exit_code::usage, "--flags-dtype: " + flags_dtype + " is not a flags dtype " + supported_flag_dtypes);
   io::refuse_same_file(input, output);
   if (by_flags) io::refuse_same_file(flags_path, output);

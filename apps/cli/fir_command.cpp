@@ -46,8 +46,7 @@ std::pair<double, double> parse_band(const std::string& text) {
 /// A 1-D float32 or float64 .npy of finite taps.
 std::vector<double> load_taps(const std::string& path) {
   const io::host_array a = io::read_npy(path);
-  const bool floating = a.type == io::dtype::float32 || a.type == io::dtype::float64;
-  if (!floating || a.shape.size() != 1)
+  if (!io::is_floating(a.type) || a.shape.size() != 1)
     throw cli_error(exit_code::data_error, path + ": taps must be a 1-D float32 or float64 array, not " +
                                                std::string(io::dtype_name(a.type)) + " " + io::shape_string(a.shape));
   if (a.size() == 0) throw cli_error(exit_code::data_error, path + ": holds no taps (an empty array)");

@@ -20,6 +20,9 @@ std::string_view dtype_name(dtype t);
 // as in NumPy, so descr strings and CLI flags mean the same thing.
 std::optional<dtype> parse_dtype(std::string_view s);
 
+// float32 or float64.
+constexpr bool is_floating(dtype t) { return t == dtype::float32 || t == dtype::float64; }
+
 // Maps a C++ element type to its dtype, for code templated on the element type.
 template <class T>
 constexpr dtype dtype_of() {

@@ -11,7 +11,7 @@
 
 namespace lookback::typed {
 
-bool is_filter_type(io::dtype type) { return type == io::dtype::float32 || type == io::dtype::float64; }
+bool is_filter_type(io::dtype type) { return io::is_floating(type); }
 
 bool is_accumulator(io::dtype type) {
   return is_filter_type(type) || type == io::dtype::uint32 || type == io::dtype::uint64;

@@ -71,8 +71,9 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
       // before an inclusive one's (scan_with's first_from_nothing), then the CPU's total of the chunks so
       // far. Each chunk's reference starts from what the GPU carried, so a wrong carry would shift every
       // later chunk and still match it: the carry is checked on its own.
+      const T init = scalar_as<T>(spec.init);
       std::optional<T> want_start;
-      if (!spec.inclusive) want_start = scalar_as<T>(spec.init);
+      if (!spec.inclusive) want_start = init;
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, carried<T> carry,
                             std::int64_t n, cudaStream_t stream) {
         const bool check = detail::verified_step(
@@ -99,7 +100,7 @@ stream_outcome scan_stream_deterministic(const scan_spec& spec, pipelines::sourc
       if (spec.inclusive)
         outcome.plan = pipelines::scan_with<false>(in, out, neutral_of<T>(op), op, options, step, true);
       else
-        outcome.plan = pipelines::scan_with<true>(in, out, scalar_as<T>(spec.init), op, options, step);
+        outcome.plan = pipelines::scan_with<true>(in, out, init, op, options, step);
     });
   });
   if (r.verify) outcome.checked = verifier.check;
@@ -118,7 +119,8 @@ stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipeli
     options.plan.chunk_multiple = policy::deterministic_granule::window_items;
     visit_op(op_id, [&](auto op) {
       // What the next chunk must find carried in: the identity, then the CPU's total so far (as the scan's).
-      std::optional<T> want_start = identity_of<T>(op);
+      const T init = identity_of<T>(op);
+      std::optional<T> want_start = init;
       const auto step = [&](void* d_temp, std::size_t& temp_bytes, const T* d_in, carried<T> carry, std::int64_t n,
                             cudaStream_t stream) {
         const bool check = detail::verified_step(
@@ -140,7 +142,7 @@ stream_outcome reduce_stream_deterministic(io::dtype type, op_kind op_id, pipeli
         if (!wrong) wrong = first_bit_difference(&want, reinterpret_cast<const T*>(got.data()), 1);
         verifier.record(wrong, verifier.next_first, n);
       };
-      const T value = pipelines::reduce_carried_with(in, identity_of<T>(op), options, step, &outcome.plan);
+      const T value = pipelines::reduce_carried_with(in, init, options, step, &outcome.plan);
       std::memcpy(result, &value, sizeof(T));
     });
   });

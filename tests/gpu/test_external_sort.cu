@@ -76,7 +76,7 @@ io::host_array keys_of(io::dtype type, std::int64_t n, shape s, std::mt19937_64&
       break;
     }
   }
-  if ((type == io::dtype::float32 || type == io::dtype::float64) && n >= 8 && s != shape::all_equal) {
+  if (io::is_floating(type) && n >= 8 && s != shape::all_equal) {
     for (int k = 0; k < 8; ++k) {
       const std::int64_t i = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n));
       const double special[] = {std::nan(""), -std::nan(""), 0.0, -0.0, INFINITY, -INFINITY, 0.0, -0.0};

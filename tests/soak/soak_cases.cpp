@@ -171,7 +171,7 @@ void sort_case(std::mt19937_64& rng, std::int64_t n, std::string& what) {
   }
   // Where CUB's single-tile sort places the zeros otherwise (test::cub_single_tile_sort_items), such
   // cases draw sizes past that tile.
-  const bool floating = spec.key == io::dtype::float32 || spec.key == io::dtype::float64;
+  const bool floating = io::is_floating(spec.key);
   if (floating && spec.descending && (spec.begin_bit > 0 || spec.end_bit < bits) && n <= test::cub_single_tile_sort_items)
     n += test::cub_single_tile_sort_items + 1;
   io::host_array keys = array_of(spec.key, n);

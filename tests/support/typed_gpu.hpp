@@ -26,8 +26,7 @@ std::vector<std::byte> run_typed(const io::host_array& input, std::size_t output
   std::vector<std::byte> first;
   // Floats, checked within a tolerance, take NaN, which passes none (poison_byte's float, about
   // -1.2e-12, could pass near a zero sum); one run, since a float scan's last bits may vary.
-  const bool floating = input.type == io::dtype::float32 || input.type == io::dtype::float64;
-  for (const int poison : floating ? std::vector<int>{0xFF} : poisons_for(io::dtype_size(input.type))) {
+  for (const int poison : io::is_floating(input.type) ? std::vector<int>{0xFF} : poisons_for(io::dtype_size(input.type))) {
     d_out.fill_bytes(poison);
     call(d_temp.data(), temp_bytes, d_in.data(), d_out.data(), stream.get());
     auto got = to_host(d_out);

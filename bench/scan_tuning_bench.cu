@@ -1,7 +1,7 @@
 // Scan policies side by side (tile shape, vector accesses, first-poll wait, descriptor kind; the
-// pipelined scan's stages; the small arrays' two kernels), for
+// pipelined scan's stages; the small arrays' two kernels; the deterministic reduction's kernels), for
 // choosing policy::scan and policy::deterministic_scan. Not part of the main table; run with
-// --benchmark_filter=scan_tune.
+// --benchmark_filter='scan_tune|reduce_tune'.
 #include "support/bench_support.cuh"
 
 #include <lookback/primitives/detail/scan_lookahead.cuh>
@@ -83,6 +83,24 @@ void register_deterministic_policy(const char* label, std::initializer_list<int>
                        lookback::detail::deterministic_scan_with_policy<Policy, true>(
                            d_temp, bytes, d_in, d_out, T(0), true, sum{}, n, static_cast<T*>(nullptr), true, stream());
                      });
+                   });
+}
+
+/// The deterministic reduction with Policy: the look-back kernel without its stores, or the pipelined
+/// reduction (device/deterministic_reduce_lookahead_kernel.cuh). Bytes counted are the reads alone.
+template <class T, class Policy>
+void register_deterministic_reduce_policy(const char* label, std::initializer_list<int> log_sizes) {
+  register_rows<T>("reduce_tune_deterministic", label, log_sizes,
+                   [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
+                     std::size_t temp_bytes = 0;
+                     const auto call = [&](void* d_temp) {
+                       lookback::detail::deterministic_scan_with_policy<Policy, true>(
+                           d_temp, temp_bytes, d_in, static_cast<T*>(nullptr), T(0), true, sum{}, n, d_out, false,
+                           stream());
+                     };
+                     call(nullptr);
+                     void* d_temp = scratch(temp_bytes, 2);
+                     time_gpu(state, static_cast<double>(n) * sizeof(T), n, [&] { call(d_temp); });
                    });
 }
 
@@ -207,6 +225,29 @@ const bool registered = [] {
   register_deterministic_policy<double, deterministic_scan_lookahead_config<1, 2, 12>>("pipelined_1g_2w_12s", {24, 28});
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 132>>("2granules_prefetch132");
   register_deterministic_policy<double, deterministic_scan_config<2, 1100, 1, 264>>("2granules_prefetch264");
+  // The deterministic reduction: the look-back kernel, then the pipeline's granules a tile, reduce
+  // warps, stages.
+  using policy::deterministic_reduce_lookahead_config;
+  register_deterministic_reduce_policy<float, policy::deterministic_scan<float>>("lookback", {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 4, 12>>("pipelined_2g_4w_12s",
+                                                                                              {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 8, 12>>("pipelined_2g_8w_12s",
+                                                                                              {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 2, 12>>("pipelined_2g_2w_12s",
+                                                                                              {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<4, 8, 6>>("pipelined_4g_8w_6s",
+                                                                                             {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<4, 16, 6>>("pipelined_4g_16w_6s",
+                                                                                              {20, 24, 28});
+  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<1, 4, 24>>("pipelined_1g_4w_24s",
+                                                                                              {20, 24, 28});
+  register_deterministic_reduce_policy<double, policy::deterministic_scan<double>>("lookback", {20, 24, 27});
+  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<2, 4, 6>>("pipelined_2g_4w_6s",
+                                                                                              {20, 24, 27});
+  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<2, 8, 6>>("pipelined_2g_8w_6s",
+                                                                                              {20, 24, 27});
+  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<1, 4, 12>>("pipelined_1g_4w_12s",
+                                                                                               {20, 24, 27});
   return true;
 }();
 

@@ -45,6 +45,12 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+/// One value's bits (a reduction's total).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
 template <class T>
 std::int64_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -72,6 +78,24 @@ std::vector<T> gpu_scan(const std::vector<T>& input, Op op, std::optional<T> ini
   device_buffer<std::byte> d_temp(bytes, stream);
   run(d_temp.data());
   return to_host(d_out);
+}
+
+/// The GPU's deterministic reduction with `Policy` from `init`, its output poisoned first.
+template <class Policy, class T, class Op>
+T gpu_reduce_with_policy(const std::vector<T>& input, Op op, T init, const cuda_stream& stream) {
+  const auto n = static_cast<std::int64_t>(input.size());
+  const auto d_in = to_device(input, stream);
+  device_buffer<T> d_total(1, stream);
+  d_total.fill_bytes(poison_byte);
+  std::size_t bytes = 0;
+  const auto run = [&](void* d_temp) {
+    detail::deterministic_scan_with_policy<Policy, true>(d_temp, bytes, d_in.data(), static_cast<T*>(nullptr), init,
+                                                         true, op, n, d_total.data(), false, stream.get());
+  };
+  run(nullptr);
+  device_buffer<std::byte> d_temp(bytes, stream);
+  run(d_temp.data());
+  return to_host(d_total).front();
 }
 
 template <class T, class Op>
@@ -216,6 +240,11 @@ bool hopper_or_later() {
 using pipelined_tiny = policy::deterministic_scan_lookahead_config<1, 1, 2>;
 using pipelined_wide = policy::deterministic_scan_lookahead_config<2, 4, 3>;
 using pipelined_deep = policy::deterministic_scan_lookahead_config<4, 2, 2>;
+// The reduction's pipeline in the same three shapes.
+using reduced_tiny = policy::deterministic_reduce_lookahead_config<1, 1, 2>;
+using reduced_wide = policy::deterministic_reduce_lookahead_config<2, 4, 3>;
+using reduced_deep = policy::deterministic_reduce_lookahead_config<4, 2, 2>;
+
 
 template <class T, class Op>
 void check_pipelined_against_cpu(Op op, const cuda_stream& stream) {
@@ -233,6 +262,12 @@ void check_pipelined_against_cpu(Op op, const cuda_stream& stream) {
     using production = typename policy::deterministic_scan<T>::lookahead;
     EXPECT_EQ(first_difference(gpu_scan<production>(input, op, std::optional<T>(init), stream), exclusive), -1);
     EXPECT_EQ(first_difference(gpu_scan<production>(input, op, std::optional<T>(), stream), inclusive), -1);
+    const T total = *cpu::deterministic_scan<T>(input.data(), nullptr, n, op, init, true);
+    EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduced_tiny>(input, op, init, stream), total)) << "reduce, tiny";
+    EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduced_wide>(input, op, init, stream), total)) << "reduce, wide";
+    EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduced_deep>(input, op, init, stream), total)) << "reduce, deep";
+    using reduce_production = typename policy::deterministic_scan<T>::reduce_lookahead;
+    EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduce_production>(input, op, init, stream), total)) << "reduce";
   }
 }
 
@@ -269,6 +304,13 @@ TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_t
       EXPECT_EQ(first_difference(to_host(d_out), expected), -1) << blocks << " blocks, n=" << n;
       const float total = to_host(d_carry)[1];
       EXPECT_EQ(std::memcmp(&total, &expected_total, sizeof(float)), 0) << blocks << " blocks, n=" << n;
+      // The reduction's pipeline, from the same carried start into a poisoned slot.
+      device_buffer<float> d_reduced(1, stream);
+      d_reduced.fill_bytes(poison_byte);
+      detail::deterministic_reduce_lookahead<reduced_tiny>(d_temp.data(), d_in.data(),
+                                                           carried<float>{d_carry.data(), d_reduced.data()}, true,
+                                                           sum{}, n, d_reduced.data(), blocks, stream.get());
+      EXPECT_TRUE(same_bits(to_host(d_reduced).front(), expected_total)) << "reduce, " << blocks << " blocks, n=" << n;
     }
   }
 }
@@ -285,6 +327,9 @@ TEST_F(deterministic_scan, a_non_commutative_float_operator_on_the_look_ahead_pi
     const std::optional<affine_f> init(affine_f{1.5f, -0.5f});
     EXPECT_TRUE(same_bits(gpu_scan<pipelined_wide>(input, compose_f{}, init, stream), cpu_scan(input, compose_f{}, init)))
         << "n=" << n;
+    const affine_f total = *cpu::deterministic_scan(input.data(), nullptr, n, compose_f{}, init, true);
+    EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduced_wide>(input, compose_f{}, *init, stream), total))
+        << "reduce, n=" << n;
   }
 }
 

@@ -5,7 +5,9 @@
 // the SM count or timing, and cpu::deterministic_scan computes it bit for bit. Still one pass with
 // look-back (about 2n bytes of traffic); the reduction is the same kernel without the stores, so it
 // equals the scan's total. On Hopper and later, large scans of aligned arrays run it on the look-ahead
-// pipeline of the default scan (device/deterministic_scan_lookahead_kernel.cuh): the same bits.
+// pipeline of the default scan (device/deterministic_scan_lookahead_kernel.cuh), and large reductions
+// on the same pipeline without the scan's roles (device/deterministic_reduce_lookahead_kernel.cuh):
+// the same bits.
 //
 //   lookback::exclusive_scan(lookback::deterministic, d_temp, bytes, d_in, d_out, 0.0f, lookback::sum{}, n, stream);
 //
@@ -72,17 +74,32 @@ template <class Policy, class = void>
 inline constexpr bool is_lookahead_policy = false;
 template <class Policy>
 inline constexpr bool is_lookahead_policy<Policy, std::void_t<decltype(Policy::role_warps)>> = true;
+template <class Policy, class = void>
+inline constexpr bool is_reduce_lookahead_policy = false;
+template <class Policy>
+inline constexpr bool is_reduce_lookahead_policy<Policy, std::void_t<decltype(Policy::reduces_only)>> = true;
 
 /// The deterministic scan with an explicit tile policy (the tests run several; the bits are the same):
-/// a deterministic_scan_config, or a deterministic_scan_lookahead_config, which needs Hopper or later,
-/// aligned arrays and stores.
+/// a deterministic_scan_config; a deterministic_scan_lookahead_config, which needs Hopper or later,
+/// aligned arrays and stores; or, for the reduction (no stores, a total), a
+/// deterministic_reduce_lookahead_config, which needs Hopper or later and an aligned array.
 template <class Policy, bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                                     OutputIt d_out, Init init, bool has_start, Op op, std::int64_t num_items,
                                     init_value_t<Init>* d_total, bool store, cudaStream_t stream) {
   using T = init_value_t<Init>;
   check_item_count(num_items, "lookback::deterministic scan");
-  if constexpr (is_lookahead_policy<Policy>) {
+  if constexpr (is_reduce_lookahead_policy<Policy>) {
+    static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline reduces arrays of 4- or 8-byte items");
+    const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
+    if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic reduce")) return;
+    if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
+    if (store || !deterministic_reduce_lookahead_applies<Policy, T, Init, Op>(d_in))
+      throw std::invalid_argument(
+          "lookback::deterministic reduce: the pipelined policy needs sm_90 or later and a 16-byte aligned array, and "
+          "makes no stores");
+    deterministic_reduce_lookahead<Policy>(d_temp_storage, d_in, init, has_start, op, num_items, d_total, 0, stream);
+  } else if constexpr (is_lookahead_policy<Policy>) {
     static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline scans arrays of 4- or 8-byte items");
     const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
     if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
@@ -111,7 +128,8 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
 }
 
 /// The default policy, or where it applies (Hopper and later, aligned arrays of 4- and 8-byte items,
-/// scans from lookahead_min_items items on) the pipelined one; the bits are the same.
+/// scans from lookahead_min_items items on, reductions from reduce_lookahead_min_items) the pipelined
+/// one; the bits are the same.
 template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
 void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
                         bool has_start, Op op, std::int64_t num_items, init_value_t<Init>* d_total, bool store,
@@ -127,21 +145,31 @@ void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, I
                                                         d_total, store, stream);
   };
   if constexpr (lookahead_candidate<InputIt, OutputIt, T>) {
-    using pipelined = typename policies::lookahead;
-    if (store && num_items >= policies::lookahead_min_items) {
-      // A query answers for either kernel, so that its answer holds whichever the call then takes.
+    // Whether the pipelined policy P ran the call. A query answers for either kernel, so that its
+    // answer holds whichever the call then takes.
+    const auto on_pipeline = [&](auto policy, auto applies) {
+      using P = decltype(policy);
       if (d_temp_storage == nullptr) {
         look_back(nullptr, temp_storage_bytes);
-        temp_storage_bytes =
-            std::max(temp_storage_bytes, deterministic_scan_layout<pipelined, T>(num_items).total());
-        return;
+        temp_storage_bytes = std::max(temp_storage_bytes, deterministic_scan_layout<P, T>(num_items).total());
+        return true;
       }
-      if (deterministic_scan_lookahead_applies<pipelined, Exclusive, T, Init, Op>(d_in, d_out)) {
-        deterministic_scan_with_policy<pipelined, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init,
-                                                             has_start, op, num_items, d_total, store, stream);
-        return;
-      }
-    }
+      if (!applies()) return false;
+      deterministic_scan_with_policy<P, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, has_start, op,
+                                                   num_items, d_total, store, stream);
+      return true;
+    };
+    using scan_pipeline = typename policies::lookahead;
+    using reduce_pipeline = typename policies::reduce_lookahead;
+    if (store && num_items >= policies::lookahead_min_items &&
+        on_pipeline(scan_pipeline{}, [&] {
+          return deterministic_scan_lookahead_applies<scan_pipeline, Exclusive, T, Init, Op>(d_in, d_out);
+        }))
+      return;
+    if (!store && num_items >= policies::reduce_lookahead_min_items &&
+        on_pipeline(reduce_pipeline{},
+                    [&] { return deterministic_reduce_lookahead_applies<reduce_pipeline, T, Init, Op>(d_in); }))
+      return;
   }
   look_back(d_temp_storage, temp_storage_bytes);
 }

@@ -1,10 +1,12 @@
 #pragma once
 // Launches the scans on the look-ahead pipeline (device/lookahead_pipeline.cuh): the default scan of
 // device/scan_lookahead_kernel.cuh, which detail::scan picks where it applies (scan.cuh), and the
-// deterministic scan of device/deterministic_scan_lookahead_kernel.cuh (deterministic_scan.cuh).
+// deterministic scan and reduction of device/deterministic_scan_lookahead_kernel.cuh and
+// device/deterministic_reduce_lookahead_kernel.cuh (deterministic_scan.cuh).
 #include <lookback/primitives/detail/clear_then_launch.cuh>
 #include <lookback/primitives/detail/device_limits.cuh>
 #include <lookback/primitives/detail/temp_layout.cuh>
+#include <lookback/primitives/device/deterministic_reduce_lookahead_kernel.cuh>
 #include <lookback/primitives/device/deterministic_scan_lookahead_kernel.cuh>
 #include <lookback/primitives/device/scan_lookahead_kernel.cuh>
 #include <lookback/primitives/error.cuh>
@@ -93,7 +95,7 @@ bool deterministic_scan_lookahead_applies(const T* d_in, const T* d_out) {
                                    d_out);
 }
 
-/// The granules' and the windows' descriptors a deterministic scan's tile policy (either kernel's)
+/// The granules' and the windows' descriptors a deterministic tile policy (any kernel's)
 /// needs for num_items items.
 struct deterministic_descriptors {
   std::int64_t granules;
@@ -105,7 +107,8 @@ deterministic_descriptors deterministic_descriptor_counts(std::int64_t num_items
   return {granules, (granules + Policy::window_granules - 1) / Policy::window_granules};
 }
 
-/// Either kernel's temporary storage: the counter, then the granules' descriptors, then the windows'.
+/// Every deterministic kernel's temporary storage: the counter, then the granules' descriptors, then
+/// the windows'.
 template <class Policy, class T>
 temp_layout deterministic_scan_layout(std::int64_t num_items) {
   const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
@@ -126,6 +129,34 @@ void deterministic_scan_lookahead(void* d_temp_storage, const T* d_in, T* d_out,
   clear_then_launch(layout, d_temp_storage, kernel,
                     dim3(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks)), dim3(Policy::threads),
                     shared_bytes, stream, d_in, d_out, num_items, op, init, has_start, d_total,
+                    lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
+                    lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows),
+                    layout.part<unsigned>(d_temp_storage, 0));
+}
+
+template <class Policy, class T, class Init, class Op>
+inline constexpr auto deterministic_reduce_lookahead_kernel_for =
+    device::deterministic_reduce_lookahead_kernel<Policy, T, Init, Op, lookahead_status_array<T>>;
+
+template <class Policy, class T, class Init, class Op>
+bool deterministic_reduce_lookahead_applies(const T* d_in) {
+  return lookahead_applies<Policy>(deterministic_reduce_lookahead_kernel_for<Policy, T, Init, Op>, d_in,
+                                   static_cast<const T*>(nullptr));
+}
+
+/// Runs the deterministic reduction of num_items > 0 items on the pipeline, where
+/// deterministic_reduce_lookahead_applies, in temporary storage of deterministic_scan_layout's size;
+/// `d_total` (may be null) receives the total.
+template <class Policy, class T, class Init, class Op>
+void deterministic_reduce_lookahead(void* d_temp_storage, const T* d_in, Init init, bool has_start, Op op,
+                                    std::int64_t num_items, T* d_total, int max_blocks, cudaStream_t stream) {
+  const deterministic_descriptors d = deterministic_descriptor_counts<Policy>(num_items);
+  const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
+  const auto kernel = deterministic_reduce_lookahead_kernel_for<Policy, T, Init, Op>;
+  constexpr int shared_bytes = lookahead_shared_bytes<Policy, T>();
+  clear_then_launch(layout, d_temp_storage, kernel,
+                    dim3(lookahead_grid<Policy>(kernel, num_items, shared_bytes, max_blocks)), dim3(Policy::threads),
+                    shared_bytes, stream, d_in, num_items, op, init, has_start, d_total,
                     lookahead_status_array<T>(layout.part(d_temp_storage, 1), d.granules),
                     lookahead_status_array<T>(layout.part(d_temp_storage, 2), d.windows),
                     layout.part<unsigned>(d_temp_storage, 0));

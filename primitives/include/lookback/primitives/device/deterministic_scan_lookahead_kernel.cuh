@@ -3,9 +3,10 @@
 // look-ahead scans (device/lookahead_pipeline.cuh), for Hopper and later. A tile holds whole granules;
 // a granule's runs are odd in length, so a warp reading its 32 runs straight from the stage touches 32
 // distinct banks, as the default pipelined scan's odd runs do.
-//   reduce: each run's total and, across the 32 runs of a chunk (a granule warp), their Kogge-Stone
-//     scan, kept for the scan warps; then each granule's aggregate, its chunks' totals folded in
-//     order, which it publishes at once and keeps for the tile's other roles;
+//   reduce (device/deterministic_lookahead_granules.cuh): each run's total and, across the 32 runs of
+//     a chunk (a granule warp), their Kogge-Stone scan, kept for the scan warps; then each granule's
+//     aggregate, its chunks' totals folded in order, which it publishes at once and keeps for the
+//     tile's other roles;
 //   window (one warp): where the tile closes its window, the window's aggregate, the window's earlier
 //     granules' aggregates and the tile's own folded from the window's first, published at once;
 //   look-ahead (one warp): folds, in one round of reads, the aggregates of the window's granules
@@ -18,6 +19,7 @@
 // a window's aggregate on reductions alone: with the window's aggregate published by the look-ahead
 // of its closing tile, each look-ahead waited for others a round behind it (2^28 float32 on an H200:
 // 0.74 ms against the default scan's 0.53).
+#include <lookback/primitives/device/deterministic_lookahead_granules.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>
 #include <lookback/primitives/scan_carry.cuh>
@@ -29,52 +31,6 @@
 #include <cstdint>
 
 namespace lookback::device {
-
-namespace lookahead {
-
-/// A deterministic stage's hand-overs: its barriers; for each chunk, the Kogge-Stone value of the runs
-/// before each run and the chunk's total; each granule's aggregate; the window prefix, and the window's
-/// granules before the tile, folded. Runs, chunks and granules without items are never read, so their
-/// values carry no emptiness flag.
-template <class T, int Chunks, int Granules>
-struct deterministic_stage_control {
-  stage_sync sync;
-  T run_before[Chunks][warp::warp_size];
-  T chunk_total[Chunks];
-  T granule_aggregate[Granules];
-  thread::partial<T> window_prefix;
-  thread::partial<T> local_before;
-};
-
-/// Called by all 32 lanes with warp-uniform counts: `a` then lane i's `values_a` for i < count_a, left
-/// to right, and `b` likewise. The two folds interleave, and only as many lanes as they need are read,
-/// eight at a time: the look-ahead's folds are on every tile's path to its prefix.
-template <class T, class Op>
-__device__ __forceinline__ void fold_lanes_both(thread::partial<T>& a, const T& values_a, int count_a,
-                                                thread::partial<T>& b, const T& values_b, int count_b, Op op) {
-  constexpr int group = 8;
-  const int count = count_a > count_b ? count_a : count_b;
-  for (int first = 0; first < count; first += group) {
-#pragma unroll
-    for (int j = 0; j < group; ++j) {
-      const int i = first + j;
-      const T x = warp::shfl(values_a, i);
-      const T y = warp::shfl(values_b, i);
-      if (i < count_a) a = thread::then(a, x, op);
-      if (i < count_b) b = thread::then(b, y, op);
-    }
-  }
-}
-
-/// fold_lanes_both's fold alone.
-template <class T, class Op>
-__device__ __forceinline__ thread::partial<T> fold_lanes(thread::partial<T> acc, const T& values, int count, Op op) {
-  thread::partial<T> none{T{}, false};
-  fold_lanes_both(acc, values, count, none, values, 0, op);
-  return acc;
-}
-
-}  // namespace lookahead
 
 /// Launched with Policy::threads threads (the reduce and scan warps, then the load, look-ahead and
 /// window warps), at most one block an SM, Policy::stages * tile bytes of
@@ -112,43 +68,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   lookahead::start_after_clearing(ctl, role_threads, 1);  // the window warp reads each stage's control
 
   if (warp_index < role_warps) {
-    // Reduce: warp w takes chunks w, w + role_warps, ... of each tile; lane l the chunk's run l.
-    const int r = static_cast<int>(threadIdx.x);
     lookahead::for_each_loaded_tile(ctl, num_tiles, [&](int s, std::int64_t tile) {
       control& c = ctl[s];
-      const int valid = tile::items_in_tile(tile, tile_items, n);
-      const T* const stage = stage_items + s * tile_items;
-#pragma unroll
-      for (int i = 0; i < chunks / role_warps; ++i) {
-        const int q = warp_index + i * role_warps;
-        const T* const run = stage + q * chunk_items + lane * run_items;
-        if (valid == tile_items) {
-          T total = run[0];
-#pragma unroll
-          for (int k = 1; k < run_items; ++k) total = op(total, run[k]);
-          const T x = warp::inclusive_scan(total, op);
-          c.run_before[q][lane] = warp::shfl_up(x, 1);
-          if (lane == warp::warp_size - 1) c.chunk_total[q] = x;
-        } else {
-          const int run_valid = valid - q * chunk_items - lane * run_items;
-          part total{T{}, false};
-          for (int k = 0; k < run_items && k < run_valid; ++k) total = thread::then(total, run[k], op);
-          const part x = warp::inclusive_scan(total, combine{op});
-          c.run_before[q][lane] = warp::shfl_up(x, 1).value;
-          if (lane == warp::warp_size - 1) c.chunk_total[q] = x.value;
-        }
-      }
-      thread::named_barrier(1, role_threads);
-      if (r < granules_per_tile) {
-        part aggregate{T{}, false};
-#pragma unroll
-        for (int w = 0; w < shape::warps; ++w) {
-          const int q = r * shape::warps + w;
-          if (q * chunk_items < valid) aggregate = thread::then(aggregate, c.chunk_total[q], op);
-        }
-        c.granule_aggregate[r] = aggregate.value;
-        if (aggregate.has) granules.publish(tile * granules_per_tile + r, tile::status::aggregate, aggregate.value);
-      }
+      lookahead::reduce_granules<role_warps>(c, stage_items + s * tile_items, tile::items_in_tile(tile, tile_items, n),
+                                             tile, op, granules);
       thread::barrier_arrive(&c.sync.reduced);
     });
   } else if (warp_index < 2 * role_warps) {

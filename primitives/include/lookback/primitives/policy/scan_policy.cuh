@@ -296,6 +296,22 @@ struct deterministic_scan_lookahead_config {
   static constexpr int threads = (2 * RoleWarps + 3) * 32;  // reduce, scan, load, look-ahead, window
 };
 
+/// The deterministic reduction on the look-ahead pipeline (device/deterministic_reduce_lookahead_kernel.cuh):
+/// `Granules` granules a tile, `RoleWarps` reduce warps, `Stages` tiles in shared memory at once. The
+/// bits are the deterministic scan's total.
+template <int Granules, int RoleWarps, int Stages>
+struct deterministic_reduce_lookahead_config {
+  static constexpr bool reduces_only = true;
+  static constexpr int granules_per_tile = Granules;
+  static constexpr int role_warps = RoleWarps;
+  static constexpr int stages = Stages;
+  static constexpr int window_granules = deterministic_granule::window_granules;
+  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
+  static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
+  static constexpr int tile_items = Granules * deterministic_granule::items;
+  static constexpr int threads = (RoleWarps + 2) * 32;  // reduce, load, window
+};
+
 /// Runs of 17, in one run each (exclusive sum, ms; the default float32 scan in the same run: H100
 /// 0.726 at 2^28 and 0.0578 at 2^24, H200 0.528 and 0.0480):
 ///   The look-back kernel: H100 / H200 at 2^28, 4 granules capped for four blocks 1.39 / 1.05 (17
@@ -337,6 +353,9 @@ struct deterministic_scan
   using lookahead = std::conditional_t<sizeof(T) <= 4, deterministic_scan_lookahead_config<2, 4, 12>,
                                        deterministic_scan_lookahead_config<2, 4, 6>>;
   static constexpr std::int64_t lookahead_min_items = std::int64_t{1} << 18;
+  using reduce_lookahead = std::conditional_t<sizeof(T) <= 4, deterministic_reduce_lookahead_config<2, 4, 12>,
+                                              deterministic_reduce_lookahead_config<2, 4, 6>>;
+  static constexpr std::int64_t reduce_lookahead_min_items = std::int64_t{1} << 18;
 };
 
 }  // namespace lookback::policy

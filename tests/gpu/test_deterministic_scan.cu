@@ -327,7 +327,7 @@ TEST_F(deterministic_scan, a_non_commutative_float_operator_on_the_look_ahead_pi
     const std::optional<affine_f> init(affine_f{1.5f, -0.5f});
     EXPECT_TRUE(same_bits(gpu_scan<pipelined_wide>(input, compose_f{}, init, stream), cpu_scan(input, compose_f{}, init)))
         << "n=" << n;
-    const affine_f total = *cpu::deterministic_scan(input.data(), nullptr, n, compose_f{}, init, true);
+    const affine_f total = *cpu::deterministic_scan<affine_f>(input.data(), nullptr, n, compose_f{}, init, true);
     EXPECT_TRUE(same_bits(gpu_reduce_with_policy<reduced_wide>(input, compose_f{}, *init, stream), total))
         << "reduce, n=" << n;
   }

@@ -1,7 +1,9 @@
 // The FIR filter's FFT overlap-save path against a long-double direct sum: float and double, filters
 // of a few hundred to thousands of taps, lengths around the segment step and the batch; a filter
-// object reused over calls of several lengths; and fir_filter_auto on either side of its switch.
+// object reused over calls of several lengths; fir_filter_auto on either side of its switch; and both
+// paths past 2^31 samples.
 #include "support/gpu_test.hpp"
+#include "support/random_values.hpp"
 #include "support/real_data.hpp"
 #include "support/test_sizes.hpp"
 
@@ -10,6 +12,7 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -112,6 +115,43 @@ TYPED_TEST(fir_fft, auto_picks_a_method_either_side_of_the_switch) {
   EXPECT_THROW(filter(d_x.data(), d_y.data(), 1000, other.get()), std::invalid_argument);
   EXPECT_THROW(filter(d_x.data(), d_y.data(), -1, built.get()), std::invalid_argument);
   EXPECT_THROW(fir_filter_auto(d_x.data(), d_y.data(), -1, h.data(), 300, built.get()), std::invalid_argument);
+}
+
+class fir_large : public gpu_test {};
+
+// Past 2^31 samples (64-bit segment offsets, the history carried across the 2^31 boundary): the FFT
+// overlap-save path and the direct one, every output against a double-precision sum; run in the
+// bundle's huge step.
+TEST_F(fir_large, DISABLED_past_2_pow_31_samples) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  constexpr int taps = 16;
+  auto rng = make_rng(41);
+  const auto x = quick_random_values<float>(n, rng, [](std::uint32_t word) {
+    return static_cast<float>(word >> 8) * (1.0f / 8388608.0f) - 1.0f;  // [-1, 1)
+  });
+  const auto h = random_reals<float>(taps, rng);
+  const cuda_stream stream;
+  const auto d_x = to_device(x, stream);
+  device_buffer<float> d_y(x.size(), stream);
+  const auto check = [&](const std::string& path, double tolerance) {
+    const std::vector<float> y = to_host(d_y);
+    for (std::int64_t i = 0; i < n; ++i) {
+      double want = 0;
+      for (int k = 0; k < taps && k <= i; ++k)
+        want += static_cast<double>(h[static_cast<std::size_t>(k)]) * x[static_cast<std::size_t>(i - k)];
+      ASSERT_NEAR(y[static_cast<std::size_t>(i)], want, tolerance) << path << " element " << i;
+    }
+  };
+  poison(d_y);
+  overlap_save_filter<float>(h.data(), taps, n, stream.get())(d_x.data(), d_y.data(), n, stream.get());
+  check("overlap-save", static_cast<double>(fft_tolerance(h, policy::fir::fft_size(taps))));
+  // The direct sum rounds once a tap: within taps * epsilon * sum |h| of the exact value (|x| <= 1).
+  double h_sum = 0;
+  for (const float v : h) h_sum += std::fabs(v);
+  poison(d_y);
+  fir_filter(d_x.data(), d_y.data(), n, h.data(), taps, stream.get());
+  check("direct", taps * std::numeric_limits<float>::epsilon() * h_sum);
+  std::cout << "FIR filter of " << n << " floats, " << taps << " taps, overlap-save and direct: every output checked\n";
 }
 
 }  // namespace

@@ -777,6 +777,51 @@ TEST_F(histogram_range_counts, typed_gpu_matches_typed_cpu) {
   }
 }
 
+// The range histogram past 2^31 samples: bins between levels, their prefix and O(1) range queries,
+// each against the count by hand; in the GPU bundle's run of disabled tests.
+TEST_F(histogram_range_counts, DISABLED_past_2_pow_31_samples) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  auto rng = make_rng(2032);
+  std::vector<std::uint8_t> xs(static_cast<std::size_t>(n));
+  for (std::uint8_t& x : xs) x = static_cast<std::uint8_t>(rng());
+  const auto by_hand = exact_integer_counts(xs, 0, 256, 256);
+  const int bins = 256;
+  const cuda_stream stream;
+  const auto d_samples = to_device(xs, stream);
+  auto no_rng = make_rng(0);
+  const auto d_levels = to_device(make_levels<std::uint8_t>(0, 1, bins, false, no_rng), stream);
+  device_buffer<unsigned long long> d_hist(bins, stream);
+  d_hist.fill_bytes(poison_byte);
+  histogram_range(d_samples.data(), n, d_hist.data(), bins, d_levels.data(), stream.get());
+  const auto hist = to_host(d_hist);
+  expect_counts(by_hand, "hand", std::vector<std::uint64_t>(hist.begin(), hist.end()), "histogram_range",
+                "uint8 samples past 2^31, unit levels");
+
+  device_buffer<unsigned long long> d_prefix(bins + 1, stream);
+  d_prefix.fill_bytes(poison_byte);
+  std::size_t temp_bytes = 0;
+  histogram_prefix(nullptr, temp_bytes, d_hist.data(), bins, d_prefix.data(), stream.get());
+  device_buffer<std::byte> d_temp(temp_bytes, stream);
+  histogram_prefix(d_temp.data(), temp_bytes, d_hist.data(), bins, d_prefix.data(), stream.get());
+  std::vector<int> queries{0, bins - 1};  // every sample: past 2^31
+  for (int q = 0; q < 100; ++q) {
+    int a = static_cast<int>(rng() % bins), b = static_cast<int>(rng() % bins);
+    queries.insert(queries.end(), {std::min(a, b), std::max(a, b)});
+  }
+  const auto k = static_cast<std::int64_t>(queries.size() / 2);
+  const auto d_queries = to_device(queries, stream);
+  device_buffer<unsigned long long> d_counts(static_cast<std::size_t>(k), stream);
+  d_counts.fill_bytes(poison_byte);
+  range_counts(d_prefix.data(), bins, d_queries.data(), k, d_counts.data(), stream.get());
+  const auto got = to_host(d_counts);
+  EXPECT_EQ(got[0], static_cast<unsigned long long>(n));
+  for (std::int64_t q = 0; q < k; ++q) {
+    std::uint64_t direct = 0;
+    for (int i = queries[2 * q]; i <= queries[2 * q + 1]; ++i) direct += by_hand[static_cast<std::size_t>(i)];
+    EXPECT_EQ(got[static_cast<std::size_t>(q)], direct) << "query " << q;
+  }
+}
+
 // --- arguments ---------------------------------------------------------------------------------------------
 
 // No gpu_test fixture: these run without a GPU too. histogram_even makes (and so validates) the bin map

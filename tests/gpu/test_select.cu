@@ -286,6 +286,58 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
   EXPECT_EQ(got, expected);
 }
 
+/// select_flagged with flags of type Flag over values of T, 50% kept, every nonzero flag a single bit
+/// anywhere in the flag's width (a kernel that tested only the low byte would drop most), against the
+/// CPU; outputs under each poison.
+template <class T, class Flag>
+void check_flags_of_width(const cuda_stream& stream) {
+  using bits = std::conditional_t<std::is_same_v<Flag, bool>, unsigned char, std::make_unsigned_t<Flag>>;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{4097}, (std::int64_t{1} << 16) + 7,
+                               (std::int64_t{1} << 20) + 3, (std::int64_t{1} << 22) + 5}) {
+    if (n > max_test_size()) continue;
+    auto rng = make_rng(static_cast<std::uint64_t>(n) * 31 + sizeof(T) * 7 + sizeof(Flag));
+    const auto in = random_values<T>(n, rng);
+    std::vector<Flag> flags(static_cast<std::size_t>(n));
+    std::vector<std::uint8_t> keep(flags.size());
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      keep[i] = rng() % 2;
+      if constexpr (std::is_same_v<Flag, bool>)
+        flags[i] = keep[i] != 0;
+      else
+        flags[i] = keep[i] ? static_cast<Flag>(static_cast<bits>(bits{1} << (rng() % (8 * sizeof(Flag))))) : Flag{};
+    }
+    const auto expected = expected_output(in, keep, mode::flagged);
+    const auto expected_count = static_cast<std::int64_t>(std::count(keep.begin(), keep.end(), 1));
+    const auto d_in = to_device(in, stream);
+    const auto d_flags = to_device(flags, stream);
+    const std::string what = std::to_string(sizeof(T)) + "-byte values, " + std::to_string(sizeof(Flag)) +
+                             "-byte flags, n=" + std::to_string(n);
+    for (const int poison : poisons_for(sizeof(T))) {
+      device_buffer<T> d_out(in.size(), stream);
+      device_buffer<std::int64_t> d_count(1, stream);
+      d_out.fill_bytes(poison);
+      d_count.fill_bytes(poison);
+      select_flagged(d_in.data(), d_flags.data(), d_out.data(), d_count.data(), n, stream.get());
+      expect_output(expected, expected_count,
+                    run_result<T>{to_host(d_out), selected_count(d_count.data(), stream.get()), poison}, "ours",
+                    mode::flagged, what);
+    }
+  }
+}
+
+TEST_F(select_api, flags_of_every_width) {
+  // Narrower, equal and wider flags than the values (the policy follows the wider of the two).
+  const cuda_stream stream;
+  check_flags_of_width<std::uint32_t, bool>(stream);
+  check_flags_of_width<std::uint32_t, std::uint16_t>(stream);
+  check_flags_of_width<std::uint32_t, std::int32_t>(stream);
+  check_flags_of_width<std::uint32_t, std::uint64_t>(stream);
+  check_flags_of_width<std::uint8_t, std::int64_t>(stream);
+  check_flags_of_width<std::uint16_t, std::int16_t>(stream);
+  check_flags_of_width<std::uint64_t, std::int32_t>(stream);
+  check_flags_of_width<quad, std::uint16_t>(stream);
+}
+
 TEST_F(select_api, temporary_storage_at_any_address) {
   // Storage carved from a larger allocation, poisoned first: 8-byte counts and descriptors stay aligned
   // (detail/temp_layout.cuh). The small arrays' two kernels and the pipeline past 4 MiB.
@@ -682,8 +734,10 @@ TEST_F(select_large, every_mode_at_2_pow_28) {
 // Past 2^31 items (2 GiB of bytes and as much output); in the GPU bundle's run of disabled tests.
 TEST_F(select_large, DISABLED_past_2_pow_31_items) {
   const std::int64_t n = (std::int64_t{1} << 31) + 4099;
-  // More than 2^31 kept: the count and every offset past 32 bits. (Flags take the same offsets.)
+  // More than 2^31 kept: the count and every offset past 32 bits, by predicate and by flags (whose
+  // loads take offsets of their own).
   check_case<std::uint8_t>(mode::select_if, n, 99, 31, /*cub_too=*/false);
+  check_case<std::uint8_t>(mode::flagged, n, 99, 32, /*cub_too=*/false);
 }
 
 // The pipelined kernel past 2^31 items of 4 bytes (8 GiB in, as much out): partition, so that both the

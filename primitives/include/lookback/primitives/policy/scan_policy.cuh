@@ -309,7 +309,7 @@ struct deterministic_reduce_lookahead_config {
   static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
   static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
   static constexpr int tile_items = Granules * deterministic_granule::items;
-  static constexpr int threads = (RoleWarps + 2) * 32;  // reduce, load, window
+  static constexpr int threads = (RoleWarps + 3) * 32;  // reduce, load, window, chain
 };
 
 /// Runs of 17, in one run each (exclusive sum, ms; the default float32 scan in the same run: H100

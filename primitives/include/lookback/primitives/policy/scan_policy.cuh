@@ -334,19 +334,29 @@ struct deterministic_reduce_lookahead_config {
 ///   The public float32 call in the main table: H100 0.0612 / 0.747 ms (+6% / +3% over the default
 ///     scan), H200 0.0521 / 0.567 (+9% / +7%); at 6934302 H100 0.0591 / 0.744 (+5% / +3%), another
 ///     H200 0.0534 / 0.587 (+9% / +11%; its tuning row of the same policy 0.567).
-/// The deterministic reduction (this scan's kernel without its stores, 1.3x / 1.7x / 1.7x the default
-///   reduction's time at 2^20 / 2^24 / 2^28 float32) in two plain passes instead, not in the tree: a
-///   block per tile of whole granules writing each granule's aggregate (the same runs, Kogge-Stone and
-///   warp folds), then one block folding each window's granules (a thread a window) and the windows in
-///   order (one thread). The same bits (the CPU's association with sums and a non-commutative
-///   operator, memcheck and racecheck clean), H100, one run at 3c27caa plus the change, float32 2^20 /
-///   2^24 / 2^28: 0.021 / 0.047 / 0.458 ms against 0.0086 / 0.049 / 0.598 (the default reduction
-///   0.007 / 0.029 / 0.353). Not kept yet: at 2^20 the folding thread walked all 1024 slots of a round,
-///   present or not (bounding it by the windows present was built but not measured), and the granule
-///   pass alone took about 0.41 ms at 2^28.
-/// Where it applies (Hopper and later, aligned arrays, scans rather than reductions), from
-/// lookahead_min_items on the look-ahead pipeline; elsewhere (and for the reduction) the look-back
-/// kernel.
+/// The deterministic reduction, first the look-back kernel above without its stores: 1.3x / 1.7x / 1.7x
+///   the default reduction's time at 2^20 / 2^24 / 2^28 float32. In two plain passes instead (a block
+///   per tile writing each granule's aggregate, then one block folding the windows), the same bits:
+///   0.021 / 0.047 / 0.458 ms against 0.0086 / 0.049 / 0.598 (default 0.007 / 0.029 / 0.353); its
+///   folding thread walked every slot of a round, and the granule pass alone took 0.41 ms at 2^28.
+///   On the look-ahead pipeline (device/deterministic_reduce_lookahead_kernel.cuh), H100, one run each
+///   at 61025fc / edbe88a, ms at 2^20 / 2^24 / 2^28 (float64 2^27):
+///     with each window's prefix found by the window warp's look-back before it freed the stage:
+///       float32 2g 4w 12s 0.008 / 0.044 / 1.53, 2g 8w 12s 1.58 at 2^28, 2g 2w 12s 1.12, 4g 8w 6s 2.11,
+///       1g 4w 24s 0.801; float64 2g 4w 6s 0.010 / 0.072 / 0.715, 1g 4w 12s 0.624 at 2^27: blocks
+///       queued behind each other's look-backs;
+///     with the windows folded by one chain warp instead (the default reduction 0.006 / 0.029 / 0.343,
+///     the look-back kernel 0.009 / 0.050 / 0.601, float64 0.010 / 0.087 / 0.606):
+///       float32  2 granules 4 warps 12 stages   0.008 / 0.031 / 0.348   (kept)
+///                2 granules 8 warps 12 stages   0.008 / 0.031 / 0.347
+///                2 granules 2 warps 12 stages   0.010 / 0.035 / 0.397
+///                4 granules 8 / 16 warps 6 st.  0.008 / 0.031 / 0.347
+///                1 granule 4 warps 24 stages    0.009 / 0.034 / 0.427
+///       float64  2 granules 4 warps 6 stages    0.010 / 0.053 / 0.347   (kept)
+///                2 granules 8 warps 6 stages    0.009 / 0.053 / 0.347
+///                1 granule 4 warps 12 stages    0.010 / 0.052 / 0.348
+/// Where they apply (Hopper and later, aligned arrays), scans from lookahead_min_items and reductions
+/// from reduce_lookahead_min_items on the look-ahead pipeline; elsewhere the look-back kernel.
 template <class T>
 struct deterministic_scan
     : deterministic_scan_config<sizeof(T) <= 4 ? 4 : 2, 1100, sizeof(T) <= 4 ? 3 : 1, sizeof(T) <= 4 ? 66 : 132> {

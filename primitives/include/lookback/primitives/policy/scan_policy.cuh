@@ -281,11 +281,10 @@ struct deterministic_scan_config {
 ///   stages 2.58. Slower by 27% and more: each run of 16 consecutive items went through a padded
 ///   transposition in shared memory twice, reduce and scan, on top of the stage, where the default
 ///   scan's odd runs read the stage without conflicts. Hence runs of 17.
-/// The deterministic scan on the look-ahead pipeline (device/deterministic_scan_lookahead_kernel.cuh):
-/// `Granules` granules a tile, `RoleWarps` reduce warps and as many scan warps (each takes one or more
-/// of a tile's granule warps), `Stages` tiles in shared memory at once. The bits are the same.
+/// What the deterministic pipelines' tiles share: `Granules` granules a tile, `RoleWarps` warps a role,
+/// `Stages` tiles in shared memory at once.
 template <int Granules, int RoleWarps, int Stages>
-struct deterministic_scan_lookahead_config {
+struct deterministic_pipeline_shape {
   static constexpr int granules_per_tile = Granules;
   static constexpr int role_warps = RoleWarps;
   static constexpr int stages = Stages;
@@ -293,6 +292,13 @@ struct deterministic_scan_lookahead_config {
   static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
   static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
   static constexpr int tile_items = Granules * deterministic_granule::items;
+};
+
+/// The deterministic scan on the look-ahead pipeline (device/deterministic_scan_lookahead_kernel.cuh):
+/// `Granules` granules a tile, `RoleWarps` reduce warps and as many scan warps (each takes one or more
+/// of a tile's granule warps), `Stages` tiles in shared memory at once. The bits are the same.
+template <int Granules, int RoleWarps, int Stages>
+struct deterministic_scan_lookahead_config : deterministic_pipeline_shape<Granules, RoleWarps, Stages> {
   static constexpr int threads = (2 * RoleWarps + 3) * 32;  // reduce, scan, load, look-ahead, window
 };
 
@@ -300,15 +306,8 @@ struct deterministic_scan_lookahead_config {
 /// `Granules` granules a tile, `RoleWarps` reduce warps, `Stages` tiles in shared memory at once. The
 /// bits are the deterministic scan's total.
 template <int Granules, int RoleWarps, int Stages>
-struct deterministic_reduce_lookahead_config {
+struct deterministic_reduce_lookahead_config : deterministic_pipeline_shape<Granules, RoleWarps, Stages> {
   static constexpr bool reduces_only = true;
-  static constexpr int granules_per_tile = Granules;
-  static constexpr int role_warps = RoleWarps;
-  static constexpr int stages = Stages;
-  static constexpr int window_granules = deterministic_granule::window_granules;
-  static_assert(window_granules % Granules == 0, "a tile may not straddle a window");
-  static_assert(Granules * deterministic_granule::warps % RoleWarps == 0, "whole granule warps a role warp");
-  static constexpr int tile_items = Granules * deterministic_granule::items;
   static constexpr int threads = (RoleWarps + 3) * 32;  // reduce, load, window, chain
 };
 

@@ -69,18 +69,23 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   } else if (warp_index == role_warps + 1) {
     // Window: the aggregate of each window this block's tiles close (the last tile closes the last
     // window). It arrives on each stage's `free` barrier, so that no stage is loaded again before it
-    // has read the stage's control, and waits on reductions alone.
+    // has read the stage's control, and waits on reductions alone. It waits for every tile's
+    // reduction, read or not, so that no phase of `reduced` goes unobserved (synccheck's "missing
+    // wait" on the reduce warps otherwise); its arrival then frees no stage later than theirs.
     for (int it = 0;; ++it) {
       control& c = ctl[it % stages];
       const std::int64_t tile = lookahead::warp_wait_tile(ctl, it);
       if (tile >= num_tiles) return;
       const std::int64_t first = tile * granules_per_tile;
-      if ((first + granules_per_tile) % window_granules == 0 || tile == num_tiles - 1) {
+      const unsigned parity = (it / stages) & 1;
+      if ((first + granules_per_tile) % window_granules != 0 && tile != num_tiles - 1) {
+        thread::barrier_wait(&c.sync.reduced, parity);
+      } else {
         const std::int64_t window_first = first / window_granules * window_granules;
         const int prior = static_cast<int>(first - window_first);
         const T aggregate = tile::wait_published<T>(granules, window_first, prior);
         part window_total = lookahead::fold_lanes(part{T{}, false}, aggregate, prior, op);
-        thread::barrier_wait(&c.sync.reduced, (it / stages) & 1);
+        thread::barrier_wait(&c.sync.reduced, parity);
         const int valid = tile::items_in_tile(tile, tile_items, n);
 #pragma unroll
         for (int j = 0; j < granules_per_tile; ++j)

@@ -777,10 +777,11 @@ TEST_F(histogram_range_counts, typed_gpu_matches_typed_cpu) {
   }
 }
 
-// The range histogram past 2^31 samples: bins between levels, their prefix and O(1) range queries,
-// each against the count by hand; in the GPU bundle's run of disabled tests.
-TEST_F(histogram_range_counts, DISABLED_past_2_pow_31_samples) {
-  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+// The range histogram past 2^32 samples, so that the prefix and the whole range pass 32-bit counters:
+// bins between levels, their prefix and O(1) range queries, each against the count by hand; in the GPU
+// bundle's run of disabled tests.
+TEST_F(histogram_range_counts, DISABLED_past_2_pow_32_samples) {
+  const std::int64_t n = (std::int64_t{1} << 32) + 4099;
   auto rng = make_rng(2032);
   std::vector<std::uint8_t> xs(static_cast<std::size_t>(n));
   for (std::uint8_t& x : xs) x = static_cast<std::uint8_t>(rng());
@@ -795,7 +796,7 @@ TEST_F(histogram_range_counts, DISABLED_past_2_pow_31_samples) {
   histogram_range(d_samples.data(), n, d_hist.data(), bins, d_levels.data(), stream.get());
   const auto hist = to_host(d_hist);
   expect_counts(by_hand, "hand", std::vector<std::uint64_t>(hist.begin(), hist.end()), "histogram_range",
-                "uint8 samples past 2^31, unit levels");
+                "uint8 samples past 2^32, unit levels");
 
   device_buffer<unsigned long long> d_prefix(bins + 1, stream);
   d_prefix.fill_bytes(poison_byte);
@@ -803,7 +804,7 @@ TEST_F(histogram_range_counts, DISABLED_past_2_pow_31_samples) {
   histogram_prefix(nullptr, temp_bytes, d_hist.data(), bins, d_prefix.data(), stream.get());
   device_buffer<std::byte> d_temp(temp_bytes, stream);
   histogram_prefix(d_temp.data(), temp_bytes, d_hist.data(), bins, d_prefix.data(), stream.get());
-  std::vector<int> queries{0, bins - 1};  // every sample: past 2^31
+  std::vector<int> queries{0, bins - 1};  // every sample: past 2^32
   for (int q = 0; q < 100; ++q) {
     int a = static_cast<int>(rng() % bins), b = static_cast<int>(rng() % bins);
     queries.insert(queries.end(), {std::min(a, b), std::max(a, b)});

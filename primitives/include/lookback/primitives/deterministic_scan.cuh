@@ -3,8 +3,8 @@
 // for floating point too: pass lookback::deterministic first. The association is fixed by granules
 // of 2176 items and windows of 32 granules (policy::deterministic_granule), never by the tile size,
 // the SM count or timing, and cpu::deterministic_scan computes it bit for bit. Still one pass with
-// look-back (about 2n bytes of traffic); the reduction is the same kernel without the stores, so it
-// equals the scan's total. On Hopper and later, large scans of aligned arrays run it on the look-ahead
+// look-back (about 2n bytes of traffic); the reduction gives the scan's total (small ones on the same
+// kernel without its stores). On Hopper and later, large scans of aligned arrays run on the look-ahead
 // pipeline of the default scan (device/deterministic_scan_lookahead_kernel.cuh), and large reductions
 // on the same pipeline without the scan's roles (device/deterministic_reduce_lookahead_kernel.cuh):
 // the same bits.
@@ -129,11 +129,13 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
 
 /// The default policy, or where it applies (Hopper and later, aligned arrays of 4- and 8-byte items,
 /// scans from lookahead_min_items items on, reductions from reduce_lookahead_min_items) the pipelined
-/// one; the bits are the same.
-template <bool Exclusive, class InputIt, class OutputIt, class Init, class Op>
+/// one; the bits are the same. `Store` false: the total alone (the reduction), so that a scan never
+/// compiles the reduction's pipeline, nor a reduction the scan's.
+template <bool Exclusive, bool Store, class InputIt, class OutputIt, class Init, class Op>
 void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
-                        bool has_start, Op op, std::int64_t num_items, init_value_t<Init>* d_total, bool store,
+                        bool has_start, Op op, std::int64_t num_items, init_value_t<Init>* d_total,
                         cudaStream_t stream) {
+  constexpr bool store = Store;
   using T = init_value_t<Init>;
   using policies = policy::deterministic_scan<T>;
   if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
@@ -159,17 +161,19 @@ void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, I
                                                    num_items, d_total, store, stream);
       return true;
     };
-    using scan_pipeline = typename policies::lookahead;
-    using reduce_pipeline = typename policies::reduce_lookahead;
-    if (store && num_items >= policies::lookahead_min_items &&
-        on_pipeline(scan_pipeline{}, [&] {
-          return deterministic_scan_lookahead_applies<scan_pipeline, Exclusive, T, Init, Op>(d_in, d_out);
-        }))
-      return;
-    if (!store && num_items >= policies::reduce_lookahead_min_items &&
-        on_pipeline(reduce_pipeline{},
-                    [&] { return deterministic_reduce_lookahead_applies<reduce_pipeline, T, Init, Op>(d_in); }))
-      return;
+    if constexpr (Store) {
+      using pipeline = typename policies::lookahead;
+      if (num_items >= policies::lookahead_min_items &&
+          on_pipeline(pipeline{}, [&] {
+            return deterministic_scan_lookahead_applies<pipeline, Exclusive, T, Init, Op>(d_in, d_out);
+          }))
+        return;
+    } else {
+      using pipeline = typename policies::reduce_lookahead;
+      if (num_items >= policies::reduce_lookahead_min_items &&
+          on_pipeline(pipeline{}, [&] { return deterministic_reduce_lookahead_applies<pipeline, T, Init, Op>(d_in); }))
+        return;
+    }
   }
   look_back(d_temp_storage, temp_storage_bytes);
 }
@@ -180,8 +184,8 @@ void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, I
 template <class InputIt, class OutputIt, class T, class Op>
 void exclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, T init, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
-  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, true, op, num_items,
-                                   static_cast<T*>(nullptr), true, stream);
+  detail::deterministic_scan<true, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, true, op, num_items,
+                                         static_cast<T*>(nullptr), stream);
 }
 
 /// out[i] = in[0] op ... op in[i], in the deterministic association.
@@ -189,8 +193,8 @@ template <class InputIt, class OutputIt, class Op>
 void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
   using T = typename std::iterator_traits<InputIt>::value_type;
-  detail::deterministic_scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, neutral_of<T>(op), false, op,
-                                    num_items, static_cast<T*>(nullptr), true, stream);
+  detail::deterministic_scan<false, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, neutral_of<T>(op), false, op,
+                                          num_items, static_cast<T*>(nullptr), stream);
 }
 
 /// One chunk of a longer sequence (scan_carry.cuh), for chunks that begin at multiples of the window
@@ -204,15 +208,15 @@ void exclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_sto
   if (d_temp_storage != nullptr && carry.d_prefix == nullptr)  // a size query may leave it null
     throw std::invalid_argument("lookback::deterministic exclusive_scan: a carried chunk needs carry.d_prefix");
   if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic exclusive_scan");
-  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, true, op, num_items,
-                                   carry.d_total, true, stream);
+  detail::deterministic_scan<true, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, true, op, num_items,
+                                         carry.d_total, stream);
 }
 template <class InputIt, class OutputIt, class T, class Op>
 void inclusive_scan(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                     OutputIt d_out, carried<T> carry, Op op, std::int64_t num_items, cudaStream_t stream = nullptr) {
   if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic inclusive_scan");
-  detail::deterministic_scan<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry, carry.d_prefix != nullptr,
-                                    op, num_items, carry.d_total, true, stream);
+  detail::deterministic_scan<false, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, carry,
+                                          carry.d_prefix != nullptr, op, num_items, carry.d_total, stream);
 }
 
 /// One chunk of a longer reduction, at a window multiple as above: *carry.d_total = *carry.d_prefix
@@ -221,8 +225,8 @@ template <class InputIt, class T, class Op>
 void reduce(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, carried<T> carry,
             std::int64_t num_items, Op op, cudaStream_t stream = nullptr) {
   if (d_temp_storage != nullptr) detail::refuse_shared_carry_slot(carry, "lookback::deterministic reduce");
-  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), carry,
-                                   carry.d_prefix != nullptr, op, num_items, carry.d_total, false, stream);
+  detail::deterministic_scan<true, false>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), carry,
+                                          carry.d_prefix != nullptr, op, num_items, carry.d_total, stream);
 }
 
 /// *d_out = init op in[0] op ... op in[n-1], in the deterministic association (the exclusive scan's
@@ -231,8 +235,8 @@ template <class InputIt, class T, class Op>
 void reduce(deterministic_t, void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, T* d_out,
             std::int64_t num_items, Op op, T init, cudaStream_t stream = nullptr) {
   if (d_temp_storage != nullptr) detail::check_array(d_out, 1, "lookback::deterministic reduce", "d_out");
-  detail::deterministic_scan<true>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), init, true, op,
-                                   num_items, d_out, false, stream);
+  detail::deterministic_scan<true, false>(d_temp_storage, temp_storage_bytes, d_in, static_cast<T*>(nullptr), init, true,
+                                          op, num_items, d_out, stream);
 }
 
 template <class InputIt, class OutputIt, class T, class Op, class Allocator = stream_allocator>

@@ -3,7 +3,9 @@
 // device/deterministic_scan_lookahead_kernel.cuh): one persistent block an SM whose stages of shared
 // memory each hold one tile. One thread takes tile ids and brings tiles in by bulk copies; reduce warps
 // publish what a tile contributes to later tiles; a look-ahead warp finds the tile's prefix; scan warps
-// write the results over the items and one of them copies the tile out. Each stage's five barriers mark
+// write the results over the items and one of them copies the tile out. The deterministic reduction
+// (device/deterministic_reduce_lookahead_kernel.cuh) keeps the loads and the reduce warps, which free
+// each stage themselves. Each stage's five barriers mark
 // the hand-overs: tile id known, loaded, reduced, prefix known, free again. The look-ahead starts on the
 // id, while the tile is still on its way: a tile's prefix needs only the aggregates before it, and
 // waiting for its own load put a DRAM latency and the look-ahead's polls one after the other.
@@ -36,8 +38,8 @@ struct stage_sync {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
 /// Thread 0 sets up every stage's barriers; the caller synchronises the block after. Every reduce
-/// thread arrives once a tile is reduced, and every scan thread once its stage is free; the look-ahead
-/// arrives from one lane. `other_readers`: further arrivals a stage waits for before it is free (a
+/// thread arrives once a tile is reduced, and every scan thread (the reduction's reduce threads) once
+/// its stage is free; the look-ahead arrives from one lane. `other_readers`: further arrivals a stage waits for before it is free (a
 /// kernel's warps of other roles that read a stage's control).
 template <int Stages, class Control>
 __device__ __forceinline__ void init_barriers(Control (&ctl)[Stages], unsigned role_threads,

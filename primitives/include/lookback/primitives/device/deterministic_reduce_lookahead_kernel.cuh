@@ -15,7 +15,7 @@
 // kernel (H100).
 // The look-back kernel without its stores (device/deterministic_scan_kernel.cuh) forms every tile's
 // prefix and holds its items in registers through it: 1.7x the default reduction's time at 2^24 and
-// 2^28 on the H100, where this kernel takes 1.07x and 1.01x (policy/scan_policy.cuh).
+// 2^28 on the H100, where this kernel takes 1.07x and 1.02x (policy/scan_policy.cuh).
 #include <lookback/primitives/device/deterministic_lookahead_granules.cuh>
 #include <lookback/primitives/device/lookahead_pipeline.cuh>
 #include <lookback/primitives/policy/scan_policy.cuh>

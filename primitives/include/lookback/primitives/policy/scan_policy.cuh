@@ -354,6 +354,8 @@ struct deterministic_reduce_lookahead_config : deterministic_pipeline_shape<Gran
 ///       float64  2 granules 4 warps 6 stages    0.010 / 0.053 / 0.347   (kept)
 ///                2 granules 8 warps 6 stages    0.009 / 0.053 / 0.347
 ///                1 granule 4 warps 12 stages    0.010 / 0.052 / 0.348
+///     with the window warp waiting on every tile's reduction (synccheck), e1e8972: float32 kept 0.008 /
+///     0.031 / 0.351 (default 0.007 / 0.029 / 0.343), float64 kept 0.010 / 0.054 / 0.348.
 /// Where they apply (Hopper and later, aligned arrays), scans from lookahead_min_items and reductions
 /// from reduce_lookahead_min_items on the look-ahead pipeline; elsewhere the look-back kernel.
 template <class T>

@@ -63,14 +63,14 @@ void register_deterministic(io::dtype type, std::int64_t n) {
     typed::visit_numeric(type, [&](auto zero) {
       using T = decltype(zero);
       if constexpr (std::is_floating_point_v<T>) {
-      const T* d_in = static_cast<const T*>(random_input(type, n));
-      T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
-      std::size_t temp_bytes = 0;
-      exclusive_scan(deterministic, nullptr, temp_bytes, d_in, d_out, T{}, sum{}, n, stream());
-      void* d_temp = scratch(temp_bytes, 2);
-      time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n,
-               [&] { exclusive_scan(deterministic, d_temp, temp_bytes, d_in, d_out, T{}, sum{}, n, stream()); });
-      fail_on_difference(state, differs_from_deterministic_cpu(d_in, d_out, n, T{}, true), "the CPU's association");
+        const T* d_in = static_cast<const T*>(random_input(type, n));
+        T* d_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 0));
+        std::size_t temp_bytes = 0;
+        exclusive_scan(deterministic, nullptr, temp_bytes, d_in, d_out, T{}, sum{}, n, stream());
+        void* d_temp = scratch(temp_bytes, 2);
+        time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n,
+                 [&] { exclusive_scan(deterministic, d_temp, temp_bytes, d_in, d_out, T{}, sum{}, n, stream()); });
+        fail_on_difference(state, differs_from_deterministic_cpu(d_in, d_out, n, T{}, true), "the CPU's association");
       }
     });
   });

@@ -74,33 +74,23 @@ void register_reduce_then_scan_policy(const char* label, std::initializer_list<i
   });
 }
 
-/// The deterministic scan with Policy.
-template <class T, class Policy>
+/// The deterministic scan with Policy, or without stores (`Store` false) the reduction: the look-back
+/// kernel without its stores, or the pipelined reduction (device/deterministic_reduce_lookahead_kernel.cuh),
+/// whose bytes counted are its reads alone.
+template <class T, class Policy, bool Store = true>
 void register_deterministic_policy(const char* label, std::initializer_list<int> log_sizes = {28}) {
-  register_rows<T>("scan_tune_deterministic", label, log_sizes,
-                   [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
-                     time_two_phase<T>(state, n, [&](void* d_temp, std::size_t& bytes) {
-                       lookback::detail::deterministic_scan_with_policy<Policy, true>(
-                           d_temp, bytes, d_in, d_out, T(0), true, sum{}, n, static_cast<T*>(nullptr), true, stream());
-                     });
-                   });
-}
-
-/// The deterministic reduction with Policy: the look-back kernel without its stores, or the pipelined
-/// reduction (device/deterministic_reduce_lookahead_kernel.cuh). Bytes counted are the reads alone.
-template <class T, class Policy>
-void register_deterministic_reduce_policy(const char* label, std::initializer_list<int> log_sizes) {
-  register_rows<T>("reduce_tune_deterministic", label, log_sizes,
+  register_rows<T>(Store ? "scan_tune_deterministic" : "reduce_tune_deterministic", label, log_sizes,
                    [](benchmark::State& state, const T* d_in, T* d_out, std::int64_t n) {
                      std::size_t temp_bytes = 0;
                      const auto call = [&](void* d_temp) {
                        lookback::detail::deterministic_scan_with_policy<Policy, true>(
-                           d_temp, temp_bytes, d_in, static_cast<T*>(nullptr), T(0), true, sum{}, n, d_out, false,
-                           stream());
+                           d_temp, temp_bytes, d_in, Store ? d_out : nullptr, T(0), true, sum{}, n,
+                           Store ? nullptr : d_out, Store, stream());
                      };
                      call(nullptr);
                      void* d_temp = scratch(temp_bytes, 2);
-                     time_gpu(state, static_cast<double>(n) * sizeof(T), n, [&] { call(d_temp); });
+                     time_gpu(state, (Store ? 2.0 : 1.0) * static_cast<double>(n) * sizeof(T), n,
+                              [&] { call(d_temp); });
                    });
 }
 
@@ -228,25 +218,25 @@ const bool registered = [] {
   // The deterministic reduction: the look-back kernel, then the pipeline's granules a tile, reduce
   // warps, stages.
   using policy::deterministic_reduce_lookahead_config;
-  register_deterministic_reduce_policy<float, policy::deterministic_scan<float>>("lookback", {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 4, 12>>("pipelined_2g_4w_12s",
+  register_deterministic_policy<float, policy::deterministic_scan<float>, false>("lookback", {20, 24, 28});
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<2, 4, 12>, false>("pipelined_2g_4w_12s",
                                                                                               {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 8, 12>>("pipelined_2g_8w_12s",
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<2, 8, 12>, false>("pipelined_2g_8w_12s",
                                                                                               {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<2, 2, 12>>("pipelined_2g_2w_12s",
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<2, 2, 12>, false>("pipelined_2g_2w_12s",
                                                                                               {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<4, 8, 6>>("pipelined_4g_8w_6s",
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<4, 8, 6>, false>("pipelined_4g_8w_6s",
                                                                                              {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<4, 16, 6>>("pipelined_4g_16w_6s",
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<4, 16, 6>, false>("pipelined_4g_16w_6s",
                                                                                               {20, 24, 28});
-  register_deterministic_reduce_policy<float, deterministic_reduce_lookahead_config<1, 4, 24>>("pipelined_1g_4w_24s",
+  register_deterministic_policy<float, deterministic_reduce_lookahead_config<1, 4, 24>, false>("pipelined_1g_4w_24s",
                                                                                               {20, 24, 28});
-  register_deterministic_reduce_policy<double, policy::deterministic_scan<double>>("lookback", {20, 24, 27});
-  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<2, 4, 6>>("pipelined_2g_4w_6s",
+  register_deterministic_policy<double, policy::deterministic_scan<double>, false>("lookback", {20, 24, 27});
+  register_deterministic_policy<double, deterministic_reduce_lookahead_config<2, 4, 6>, false>("pipelined_2g_4w_6s",
                                                                                               {20, 24, 27});
-  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<2, 8, 6>>("pipelined_2g_8w_6s",
+  register_deterministic_policy<double, deterministic_reduce_lookahead_config<2, 8, 6>, false>("pipelined_2g_8w_6s",
                                                                                               {20, 24, 27});
-  register_deterministic_reduce_policy<double, deterministic_reduce_lookahead_config<1, 4, 12>>("pipelined_1g_4w_12s",
+  register_deterministic_policy<double, deterministic_reduce_lookahead_config<1, 4, 12>, false>("pipelined_1g_4w_12s",
                                                                                                {20, 24, 27});
   return true;
 }();

@@ -145,7 +145,7 @@ void check_against_cpu(Op op, const cuda_stream& stream) {
     EXPECT_EQ(first_difference(inclusive, cpu_scan(input, op, std::optional<T>())), -1) << "inclusive";
     const T reduced = gpu_reduce(input, op, init, stream);
     const T expected = *cpu::deterministic_scan<T>(input.data(), nullptr, n, op, init, true);
-    EXPECT_EQ(std::memcmp(&reduced, &expected, sizeof(T)), 0) << "reduce: " << reduced << ", CPU " << expected;
+    EXPECT_TRUE(same_bits(reduced, expected)) << "reduce: " << reduced << ", CPU " << expected;
   }
 }
 
@@ -187,7 +187,7 @@ TEST_F(deterministic_scan, fifty_runs_give_the_same_bits) {
     ASSERT_TRUE(same_bits(first, gpu_scan<policy::deterministic_scan<float>>(input, sum{}, std::optional<float>(1.0f), stream)))
         << "run " << run;
     const float total = gpu_reduce(input, sum{}, 1.0f, stream);
-    ASSERT_EQ(std::memcmp(&total, &first_total, sizeof(float)), 0) << "run " << run;
+    ASSERT_TRUE(same_bits(total, first_total)) << "run " << run;
   }
 }
 
@@ -315,7 +315,7 @@ TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_t
           d_carry.data() + 1, blocks, stream.get());
       EXPECT_EQ(first_difference(to_host(d_out), expected), -1) << blocks << " blocks, n=" << n;
       const float total = to_host(d_carry)[1];
-      EXPECT_EQ(std::memcmp(&total, &expected_total, sizeof(float)), 0) << blocks << " blocks, n=" << n;
+      EXPECT_TRUE(same_bits(total, expected_total)) << blocks << " blocks, n=" << n;
       // The reduction's pipeline, from the same carried start into a poisoned slot.
       device_buffer<float> d_reduced(1, stream);
       d_reduced.fill_bytes(poison_byte);
@@ -363,7 +363,7 @@ TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan)
   EXPECT_EQ(first_difference(to_host(d_out), whole), -1);
   const double total = to_host(d_carry)[2];
   const double expected = *cpu::deterministic_scan<double>(input.data(), nullptr, n, sum{}, 2.0, true);
-  EXPECT_EQ(std::memcmp(&total, &expected, sizeof(double)), 0);
+  EXPECT_TRUE(same_bits(total, expected));
 }
 
 TEST_F(deterministic_scan, chunks_large_enough_for_the_pipeline_give_the_bits_of_one_scan) {
@@ -406,7 +406,7 @@ TEST_F(deterministic_scan, chunks_large_enough_for_the_pipeline_give_the_bits_of
     const float total = *cpu::deterministic_scan(input.data(), want.data(), n, sum{}, start, exclusive);
     EXPECT_EQ(first_difference(to_host(d_out), want), -1);
     const float got = to_host(d_slots)[static_cast<std::size_t>(slot)];
-    EXPECT_EQ(std::memcmp(&got, &total, sizeof(float)), 0) << got << " against " << total;
+    EXPECT_TRUE(same_bits(got, total)) << got << " against " << total;
   }
 }
 
@@ -492,6 +492,26 @@ TEST(deterministic_scan_arguments, an_exclusive_chunk_without_a_prefix_is_refuse
   expect_refused("d_out", [&] {
     exclusive_scan(deterministic, storage, bytes, static_cast<const float*>(somewhere), static_cast<float*>(nullptr),
                    some, sum{}, 10, nullptr);
+  });
+}
+
+TEST(deterministic_scan_arguments, a_pipelined_policy_refuses_the_other_pipelines_work) {
+  // A scan's policy without stores, or the reduction's with them, is refused before the device is asked
+  // anything; the storage is host memory, never touched.
+  constexpr std::int64_t n = 10;
+  untouched_storage storage;
+  auto* const somewhere = static_cast<float*>(storage.get());
+  std::size_t& bytes = storage.bytes;
+  expect_refused("deterministic reduce: the pipelined policy needs sm_90 or later and a 16-byte aligned array, and "
+                 "makes no stores",
+                 [&] {
+                   detail::deterministic_scan_with_policy<reduced_tiny, true>(somewhere, bytes, somewhere, somewhere,
+                                                                              0.0f, true, sum{}, n, somewhere, true,
+                                                                              nullptr);
+                 });
+  expect_refused("deterministic scan: the pipelined policy needs sm_90 or later, stores", [&] {
+    detail::deterministic_scan_with_policy<pipelined_tiny, true>(somewhere, bytes, somewhere, somewhere, 0.0f, true,
+                                                                 sum{}, n, somewhere, false, nullptr);
   });
 }
 

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace lookback {
@@ -70,15 +71,6 @@ void store_empty_total(const Init& init, bool has_start, init_value_t<Init>* d_t
   }
 }
 
-template <class Policy, class = void>
-inline constexpr bool is_lookahead_policy = false;
-template <class Policy>
-inline constexpr bool is_lookahead_policy<Policy, std::void_t<decltype(Policy::role_warps)>> = true;
-template <class Policy, class = void>
-inline constexpr bool is_reduce_lookahead_policy = false;
-template <class Policy>
-inline constexpr bool is_reduce_lookahead_policy<Policy, std::void_t<decltype(Policy::reduces_only)>> = true;
-
 /// The deterministic scan with an explicit tile policy (the tests run several; the bits are the same):
 /// a deterministic_scan_config; a deterministic_scan_lookahead_config, which needs Hopper or later,
 /// aligned arrays and stores; or, for the reduction (no stores, a total), a
@@ -89,26 +81,21 @@ void deterministic_scan_with_policy(void* d_temp_storage, std::size_t& temp_stor
                                     init_value_t<Init>* d_total, bool store, cudaStream_t stream) {
   using T = init_value_t<Init>;
   check_item_count(num_items, "lookback::deterministic scan");
-  if constexpr (is_reduce_lookahead_policy<Policy>) {
-    static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline reduces arrays of 4- or 8-byte items");
+  if constexpr (is_lookahead_policy<Policy>) {
+    static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline takes arrays of 4- or 8-byte items");
+    constexpr bool reduces = is_reduce_lookahead_policy<Policy>;
+    const char* const what = reduces ? "lookback::deterministic reduce" : "lookback::deterministic scan";
     const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
-    if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic reduce")) return;
+    if (layout.answer_query(d_temp_storage, temp_storage_bytes, what)) return;
     if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
-    if (store || !deterministic_reduce_lookahead_applies<Policy, T, Init, Op>(d_in))
-      throw std::invalid_argument(
-          "lookback::deterministic reduce: the pipelined policy needs sm_90 or later and a 16-byte aligned array, and "
-          "makes no stores");
-    deterministic_reduce_lookahead<Policy>(d_temp_storage, d_in, init, has_start, op, num_items, d_total, 0, stream);
-  } else if constexpr (is_lookahead_policy<Policy>) {
-    static_assert(lookahead_candidate<InputIt, OutputIt, T>, "the pipeline scans arrays of 4- or 8-byte items");
-    const temp_layout layout = deterministic_scan_layout<Policy, T>(num_items);
-    if (layout.answer_query(d_temp_storage, temp_storage_bytes, "lookback::deterministic scan")) return;
-    if (num_items == 0) return store_empty_total(init, has_start, d_total, stream);
-    if (!store || !deterministic_scan_lookahead_applies<Policy, Exclusive, T, Init, Op>(d_in, d_out))
-      throw std::invalid_argument(
-          "lookback::deterministic scan: the pipelined policy needs sm_90 or later, stores and 16-byte aligned arrays");
-    deterministic_scan_lookahead<Policy, Exclusive>(d_temp_storage, d_in, d_out, init, has_start, op, num_items,
-                                                    d_total, 0, stream);
+    if (store == reduces || !deterministic_pipeline_applies<Policy, Exclusive, T, Init, Op>(d_in, d_out))
+      throw std::invalid_argument(std::string(what) +
+                                  (reduces ? ": the pipelined policy needs sm_90 or later and a 16-byte aligned "
+                                             "array, and makes no stores"
+                                           : ": the pipelined policy needs sm_90 or later, stores and 16-byte "
+                                             "aligned arrays"));
+    deterministic_pipeline<Policy, Exclusive>(d_temp_storage, d_in, d_out, init, has_start, op, num_items, d_total, 0,
+                                              stream);
   } else {
     using status_array = lookahead_status_array<T>;
     const std::int64_t tiles = tile_count<Policy>(num_items);
@@ -135,44 +122,29 @@ template <bool Exclusive, bool Store, class InputIt, class OutputIt, class Init,
 void deterministic_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in, OutputIt d_out, Init init,
                         bool has_start, Op op, std::int64_t num_items, init_value_t<Init>* d_total,
                         cudaStream_t stream) {
-  constexpr bool store = Store;
   using T = init_value_t<Init>;
   using policies = policy::deterministic_scan<T>;
   if (d_temp_storage != nullptr) {  // a size query may leave the arrays null
     check_array(d_in, num_items, "lookback::deterministic scan", "d_in");
-    if (store) check_array(d_out, num_items, "lookback::deterministic scan", "d_out");
+    if constexpr (Store) check_array(d_out, num_items, "lookback::deterministic scan", "d_out");
   }
   const auto look_back = [&](void* d_temp, std::size_t& bytes) {
     deterministic_scan_with_policy<policies, Exclusive>(d_temp, bytes, d_in, d_out, init, has_start, op, num_items,
-                                                        d_total, store, stream);
+                                                        d_total, Store, stream);
   };
   if constexpr (lookahead_candidate<InputIt, OutputIt, T>) {
-    // Whether the pipelined policy P ran the call. A query answers for either kernel, so that its
-    // answer holds whichever the call then takes.
-    const auto on_pipeline = [&](auto policy, auto applies) {
-      using P = decltype(policy);
-      if (d_temp_storage == nullptr) {
+    using pipeline = std::conditional_t<Store, typename policies::lookahead, typename policies::reduce_lookahead>;
+    constexpr std::int64_t min_items = Store ? policies::lookahead_min_items : policies::reduce_lookahead_min_items;
+    if (num_items >= min_items) {
+      if (d_temp_storage == nullptr) {  // answers for either kernel: the call may then take either
         look_back(nullptr, temp_storage_bytes);
-        temp_storage_bytes = std::max(temp_storage_bytes, deterministic_scan_layout<P, T>(num_items).total());
-        return true;
+        temp_storage_bytes = std::max(temp_storage_bytes, deterministic_scan_layout<pipeline, T>(num_items).total());
+        return;
       }
-      if (!applies()) return false;
-      deterministic_scan_with_policy<P, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, init, has_start, op,
-                                                   num_items, d_total, store, stream);
-      return true;
-    };
-    if constexpr (Store) {
-      using pipeline = typename policies::lookahead;
-      if (num_items >= policies::lookahead_min_items &&
-          on_pipeline(pipeline{}, [&] {
-            return deterministic_scan_lookahead_applies<pipeline, Exclusive, T, Init, Op>(d_in, d_out);
-          }))
-        return;
-    } else {
-      using pipeline = typename policies::reduce_lookahead;
-      if (num_items >= policies::reduce_lookahead_min_items &&
-          on_pipeline(pipeline{}, [&] { return deterministic_reduce_lookahead_applies<pipeline, T, Init, Op>(d_in); }))
-        return;
+      if (deterministic_pipeline_applies<pipeline, Exclusive, T, Init, Op>(d_in, d_out))
+        return deterministic_scan_with_policy<pipeline, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                   init, has_start, op, num_items, d_total, Store,
+                                                                   stream);
     }
   }
   look_back(d_temp_storage, temp_storage_bytes);

@@ -162,4 +162,35 @@ void deterministic_reduce_lookahead(void* d_temp_storage, const T* d_in, Init in
                     layout.part<unsigned>(d_temp_storage, 0));
 }
 
+/// Whether a deterministic policy is a pipelined one (Hopper and later), and whether it reduces only.
+template <class Policy, class = void>
+inline constexpr bool is_lookahead_policy = false;
+template <class Policy>
+inline constexpr bool is_lookahead_policy<Policy, std::void_t<decltype(Policy::role_warps)>> = true;
+template <class Policy, class = void>
+inline constexpr bool is_reduce_lookahead_policy = false;
+template <class Policy>
+inline constexpr bool is_reduce_lookahead_policy<Policy, std::void_t<decltype(Policy::reduces_only)>> = true;
+
+/// The pipelined deterministic policy's check: the reduction's reads d_in alone, the scan's both arrays.
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+bool deterministic_pipeline_applies(const T* d_in, const T* d_out) {
+  if constexpr (is_reduce_lookahead_policy<Policy>)
+    return deterministic_reduce_lookahead_applies<Policy, T, Init, Op>(d_in);
+  else
+    return deterministic_scan_lookahead_applies<Policy, Exclusive, T, Init, Op>(d_in, d_out);
+}
+
+/// Runs the pipelined deterministic policy's kernel, where deterministic_pipeline_applies.
+template <class Policy, bool Exclusive, class T, class Init, class Op>
+void deterministic_pipeline(void* d_temp_storage, const T* d_in, T* d_out, Init init, bool has_start, Op op,
+                            std::int64_t num_items, T* d_total, int max_blocks, cudaStream_t stream) {
+  if constexpr (is_reduce_lookahead_policy<Policy>)
+    deterministic_reduce_lookahead<Policy>(d_temp_storage, d_in, init, has_start, op, num_items, d_total, max_blocks,
+                                           stream);
+  else
+    deterministic_scan_lookahead<Policy, Exclusive>(d_temp_storage, d_in, d_out, init, has_start, op, num_items,
+                                                    d_total, max_blocks, stream);
+}
+
 }  // namespace lookback::detail

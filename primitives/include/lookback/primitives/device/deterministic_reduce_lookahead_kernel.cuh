@@ -78,14 +78,16 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if (tile >= num_tiles) return;
       const std::int64_t first = tile * granules_per_tile;
       const unsigned parity = (it / stages) & 1;
-      if ((first + granules_per_tile) % window_granules != 0 && tile != num_tiles - 1) {
-        thread::barrier_wait(&c.sync.reduced, parity);
-      } else {
+      const bool closes = (first + granules_per_tile) % window_granules == 0 || tile == num_tiles - 1;
+      part window_total{T{}, false};
+      if (closes) {  // the window's granules before the tile, published by other tiles
         const std::int64_t window_first = first / window_granules * window_granules;
         const int prior = static_cast<int>(first - window_first);
-        const T aggregate = tile::wait_published<T>(granules, window_first, prior);
-        part window_total = lookahead::fold_lanes(part{T{}, false}, aggregate, prior, op);
-        thread::barrier_wait(&c.sync.reduced, parity);
+        window_total = lookahead::fold_lanes(window_total, tile::wait_published<T>(granules, window_first, prior),
+                                             prior, op);
+      }
+      thread::barrier_wait(&c.sync.reduced, parity);
+      if (closes) {
         const int valid = tile::items_in_tile(tile, tile_items, n);
 #pragma unroll
         for (int j = 0; j < granules_per_tile; ++j)

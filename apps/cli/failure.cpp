@@ -12,6 +12,17 @@
 
 namespace lookback::cli {
 
+namespace {
+
+// The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still counts
+// as out of memory, not as a failure of ours.
+failure cuda_failure(int code, const char* what) {
+  if (code == cudaErrorMemoryAllocation) return {exit_code::os_error, std::string("out of device memory: ") + what};
+  return {exit_code::software, std::string("CUDA failure: ") + what};
+}
+
+}  // namespace
+
 failure classify(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
@@ -27,17 +38,11 @@ failure classify(std::exception_ptr error) {
       case kind::read:
       case kind::write: return {exit_code::io_error, e.what()};
       case kind::budget: return {exit_code::usage, e.what()};
-      case kind::device:
-        if (e.cuda_code() == cudaErrorMemoryAllocation)
-          return {exit_code::os_error, std::string("out of device memory: ") + e.what()};
-        return {exit_code::software, std::string("CUDA failure: ") + e.what()};
+      case kind::device: return cuda_failure(e.cuda_code(), e.what());
     }
     return {exit_code::software, e.what()};
   } catch (const cuda_error& e) {
-    // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still
-    // counts as out of memory, not as a failure of ours.
-    if (e.code() == cudaErrorMemoryAllocation) return {exit_code::os_error, std::string("out of device memory: ") + e.what()};
-    return {exit_code::software, std::string("CUDA failure: ") + e.what()};
+    return cuda_failure(e.code(), e.what());
   } catch (const std::bad_alloc&) {
     return {exit_code::os_error, "out of host memory"};
   } catch (const std::exception& e) {

@@ -3,13 +3,13 @@
 just ran lookback_bench, and prints them beside lookback's medians from that run's JSON.
 
 usage: cupy_compare.py bench.json [> table.md]   (needs CuPy; prints a note and exits 0 without it)"""
-import json
 import sys
+
+from bench_json import load
 
 
 def lookback_medians(path):
-    with open(path) as f:
-        data = json.load(f)
+    data = load(path)
     out = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":

@@ -5,18 +5,14 @@ efficiency (strong scaling: speed-up over GPUs; weak scaling, a fixed share a GP
 over N GPUs'); then the all-to-all's bandwidth beside ncclAlltoAll's.
 
 usage: dist_table.py dist_bench.json [> table.md]"""
-import json
 import sys
 from collections import defaultdict
 
-
-def fmt_n(n):
-    return "2^%d" % (n.bit_length() - 1) if n & (n - 1) == 0 else str(n)
+from bench_json import fmt_n, load
 
 
 def main():
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
+    data = load(sys.argv[1])
     context = data.get("context", {})
     rows = defaultdict(dict)  # (op, type) -> gpus -> (ms, total, counters)
     for b in data["benchmarks"]:

@@ -3,11 +3,12 @@
 same run: the keys (and values) copied in and out twice at the pinned link's speed.
 
 usage: external_sort_table.py bench.json"""
-import json
 import sys
 
+from bench_json import load
+
 rows = {}
-for b in json.load(open(sys.argv[1]))["benchmarks"]:
+for b in load(sys.argv[1])["benchmarks"]:
     if b.get("aggregate_name") == "median" and b["run_name"].startswith("external_sort"):
         rows["/".join(b["run_name"].split("/")[:4])] = (b["real_time"], b.get("items_per_second", 0))
 print("| sort (2^30 keys, pinned host memory) | ms | keys/s | bound: in and out twice, ms | ratio to the bound |")

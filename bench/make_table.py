@@ -4,16 +4,16 @@ the median time of each implementation, lookback's bandwidth, its share of memcp
 its speed relative to CUB.
 
 usage: make_table.py bench.json [> table.md]"""
-import json
 import sys
 from collections import defaultdict
+
+from bench_json import fmt_n, load
 
 IMPLS = ["lookback", "cub", "thrust", "memcpy"]
 
 
 def read_medians(path):
-    with open(path) as f:
-        data = json.load(f)
+    data = load(path)
     rows = defaultdict(dict)  # (op, type, n) -> impl -> (ms, bytes_per_second)
     for b in data["benchmarks"]:
         # Streaming and external-sort rows have tables of their own (stream_table.py, external_sort_table.py).
@@ -23,10 +23,6 @@ def read_medians(path):
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
         rows[(op, dtype, int(n))][impl] = (ms, b.get("bytes_per_second", 0.0), b.get("unheld", 0) > 0)
     return data.get("context", {}), rows
-
-
-def fmt_n(n):
-    return "2^%d" % (n.bit_length() - 1) if n & (n - 1) == 0 else str(n)
 
 
 def main():

@@ -5,11 +5,12 @@ scan and compaction against copying the input in and the output out at once (pin
 pageable memory (the output still goes to pinned memory), the pageable host-to-device copy.
 
 usage: stream_table.py bench.json"""
-import json
 import sys
 
+from bench_json import load
+
 rows = {}
-for b in json.load(open(sys.argv[1]))["benchmarks"]:
+for b in load(sys.argv[1])["benchmarks"]:
     if b.get("aggregate_name") == "median" and b["run_name"].startswith("stream_"):
         rows[b["run_name"]] = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
 suffix = "/uint32/268435456"

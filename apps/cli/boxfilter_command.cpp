@@ -38,11 +38,8 @@ int boxfilter_command(const args& a) {
   check_output_channels(output, pixels, input);
 
   const image_result r = boxfilter_image(pixels, static_cast<int>(radius), be, common.verify);
-  const io::dtype samples = image_sample_type(pixels, input);
-  const std::int64_t clipped = save_image(output, r.output, samples);
-  std::cout << image_summary("boxfilter radius " + std::to_string(radius), pixels, r.output, output, clipped, samples)
-            << "\n";
-  if (r.verified) std::cout << check_line(*r.verified, "boxfilter") << "\n";
+  save_and_report(r, pixels, output, image_sample_type(pixels, input), "boxfilter radius " + std::to_string(radius),
+                  "boxfilter");
   return exit_code::ok;
 }
 

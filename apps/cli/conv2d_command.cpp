@@ -85,13 +85,10 @@ int conv2d_command(const args& a) {
   if (filter_type_of(pixels) == io::dtype::float32) refuse_past_float32(mask, mask_path.empty() ? "--kernel " + kernel : mask_path);
 
   const image_result r = conv2d_image(pixels, mask, b, be, common.verify);
-  const io::dtype samples = image_sample_type(pixels, input);
-  const std::int64_t clipped = save_image(output, r.output, samples);
-  std::cout << image_summary("conv2d " + (kernel.empty() ? mask_path : kernel) + " " + std::to_string(mask.height) + "x" +
-                          std::to_string(mask.width) + ", border " + border,
-                             pixels, r.output, output, clipped, samples)
-            << "\n";
-  if (r.verified) std::cout << check_line(*r.verified, "conv2d") << "\n";
+  save_and_report(r, pixels, output, image_sample_type(pixels, input),
+                  "conv2d " + (kernel.empty() ? mask_path : kernel) + " " + std::to_string(mask.height) + "x" +
+                      std::to_string(mask.width) + ", border " + border,
+                  "conv2d");
   return exit_code::ok;
 }
 

@@ -139,24 +139,16 @@ void show_image_filters(const std::vector<fs::path>& images, const output_names&
     const io::host_array pixels = load_image(file);
     std::cout << "\n" << file.filename().string() << ": " << io::shape_string(pixels.shape) << " "
               << io::dtype_name(pixels.type) << "\n";
-    const std::string gaussian = name(file, ".gaussian.png").string(), sat = name(file, ".sat.npy").string();
-    const std::string box5 = name(file, ".box5.png").string();
+    const fs::path gaussian = name(file, ".gaussian.png"), sat = name(file, ".sat.npy"), box5 = name(file, ".box5.png");
     const io::dtype samples = image_sample_type(pixels, file);
     typed::image_mask mask;
     (void)typed::parse_kernel_spec("gaussian:7:1.5", mask);  // a valid spec
-    const image_result blurred = conv2d_image(pixels, mask, boundary::mirror, b, verify);
-    const std::int64_t clipped = save_image(gaussian, blurred.output, samples);
-    std::cout << "  " << image_summary("conv2d gaussian:7:1.5, border mirror", pixels, blurred.output, gaussian,
-                                       clipped, samples) << "\n";
-    if (blurred.verified) std::cout << "    " << check_line(*blurred.verified, "conv2d") << "\n";
-    const image_result table = sat_image(pixels, default_accumulator(pixels.type), b, verify);
-    save_image(sat, table.output, samples);
-    std::cout << "  " << image_summary("sat", pixels, table.output, sat, 0, samples) << "\n";
-    if (table.verified) std::cout << "    " << check_line(*table.verified, "sat") << "\n";
-    const image_result box = boxfilter_image(pixels, 2, b, verify);
-    const std::int64_t box_clipped = save_image(box5, box.output, samples);
-    std::cout << "  " << image_summary("boxfilter radius 2", pixels, box.output, box5, box_clipped, samples) << "\n";
-    if (box.verified) std::cout << "    " << check_line(*box.verified, "boxfilter") << "\n";
+    save_and_report(conv2d_image(pixels, mask, boundary::mirror, b, verify), pixels, gaussian, samples,
+                    "conv2d gaussian:7:1.5, border mirror", "conv2d", "  ");
+    save_and_report(sat_image(pixels, default_accumulator(pixels.type), b, verify), pixels, sat, samples, "sat", "sat",
+                    "  ");
+    save_and_report(boxfilter_image(pixels, 2, b, verify), pixels, box5, samples, "boxfilter radius 2", "boxfilter",
+                    "  ");
   }
 }
 

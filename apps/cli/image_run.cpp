@@ -3,6 +3,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/device_memory.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/image_files.hpp"
 #include "io/image.hpp"
 #include "typed/box_mean.hpp"
 #include "typed/compare.hpp"
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -356,6 +358,14 @@ std::string check_line(const image_check& check, const std::string& what) {
                 "there %.3g)",
                 what.c_str(), check.gpu_ms, check.max_difference, check.tolerance_there);
   return line;
+}
+
+void save_and_report(const image_result& r, const io::host_array& pixels, const std::filesystem::path& output,
+                     io::dtype samples, const std::string& what, const std::string& check_what,
+                     const std::string& indent) {
+  const std::int64_t clipped = save_image(output, r.output, samples);
+  std::cout << indent << image_summary(what, pixels, r.output, output, clipped, samples) << "\n";
+  if (r.verified) std::cout << indent << indent << check_line(*r.verified, check_what) << "\n";
 }
 
 }  // namespace lookback::cli

@@ -8,6 +8,7 @@
 
 #include <lookback/primitives/convolution/boundary.cuh>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -47,5 +48,11 @@ image_result boxfilter_image(const io::host_array& pixels, int radius, backend b
 
 /// "verify conv2d: lookback 0.0123 ms on the GPU, matches the CPU reference (largest difference 1.2e-07, allowed 3.4e-06)"
 std::string check_line(const image_check& check, const std::string& what);
+
+/// Writes `r.output` to `output` (save_image, rounded to `samples` for .png/.pgm) and prints its
+/// image_summary line after `indent` and, after --verify, its check_line after twice that indent.
+void save_and_report(const image_result& r, const io::host_array& pixels, const std::filesystem::path& output,
+                     io::dtype samples, const std::string& what, const std::string& check_what,
+                     const std::string& indent = "");
 
 }  // namespace lookback::cli

@@ -42,9 +42,7 @@ int sat_command(const args& a) {
     throw cli_error(exit_code::usage, input + ": " + problem);
 
   const image_result r = sat_image(pixels, *acc, be, common.verify);
-  save_image(output, r.output, io::dtype::uint8);
-  std::cout << image_summary("sat", pixels, r.output, output, 0, io::dtype::uint8) << "\n";
-  if (r.verified) std::cout << check_line(*r.verified, "sat " + std::string(io::dtype_name(*acc))) << "\n";
+  save_and_report(r, pixels, output, io::dtype::uint8, "sat", "sat " + std::string(io::dtype_name(*acc)));
   return exit_code::ok;
 }
 

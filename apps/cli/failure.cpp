@@ -7,6 +7,7 @@
 #include <lookback/distributed/dist_error.hpp>
 #include <lookback/pipelines/stream_error.hpp>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/out_of_memory.hpp>
 
 #include <new>
 
@@ -14,10 +15,12 @@ namespace lookback::cli {
 
 namespace {
 
+static_assert(exit_code::os_error == out_of_memory_exit_code, "one exit code for a failed allocation");
+
 // The GPU paths report their needs (cli/device_memory.hpp); an allocation outside them still counts
 // as out of memory, not as a failure of ours.
 failure cuda_failure(int code, const char* what) {
-  if (code == cudaErrorMemoryAllocation) return {exit_code::os_error, std::string("out of device memory: ") + what};
+  if (code == cudaErrorMemoryAllocation) return {exit_code::os_error, out_of_device_memory(what)};
   return {exit_code::software, std::string("CUDA failure: ") + what};
 }
 
@@ -44,7 +47,7 @@ failure classify(std::exception_ptr error) {
   } catch (const cuda_error& e) {
     return cuda_failure(e.code(), e.what());
   } catch (const std::bad_alloc&) {
-    return {exit_code::os_error, "out of host memory"};
+    return {exit_code::os_error, out_of_host_memory};
   } catch (const std::exception& e) {
     return {exit_code::software, e.what()};
   } catch (...) {

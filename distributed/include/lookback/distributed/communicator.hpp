@@ -5,9 +5,9 @@
 // failures). Two implementations: nccl_communicator.hpp and mpi_communicator.hpp.
 #include <lookback/distributed/dist_error.hpp>
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/out_of_memory.hpp>
 
 #include <cuda_runtime_api.h>
-#include <sysexits.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -115,7 +115,6 @@ inline void agree(communicator& comm, const std::string& failure, int exit_code 
 /// carry no exit code of their own.
 template <class F>
 void guarded(communicator& comm, F&& step) {
-  constexpr int out_of_memory = EX_OSERR;
   std::string failure;
   int exit_code = 0;
   try {
@@ -123,13 +122,13 @@ void guarded(communicator& comm, F&& step) {
   } catch (const dist_error&) {
     throw;
   } catch (const std::bad_alloc&) {
-    failure = "out of host memory";
-    exit_code = out_of_memory;
+    failure = out_of_host_memory;
+    exit_code = out_of_memory_exit_code;
   } catch (const cuda_error& e) {
     failure = e.what();
     if (e.code() == cudaErrorMemoryAllocation) {
-      failure = "out of device memory: " + failure;
-      exit_code = out_of_memory;
+      failure = out_of_device_memory(failure);
+      exit_code = out_of_memory_exit_code;
     }
   } catch (const std::exception& e) {
     failure = e.what();

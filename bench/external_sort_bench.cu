@@ -57,22 +57,38 @@ void register_sort(const std::string& name, std::int64_t bytes_moved, std::funct
       ->ReportAggregatesOnly(true);
 }
 
+/// The bounds' device buffers, room for 2^30 uint64 keys each way: made by the first bound row, and
+/// freed before the whole-GPU sort, which would otherwise run with 16 GiB of the device taken.
+struct bound_buffers {
+  device_buffer<std::byte> in, out;
+};
+bound_buffers& bound_space() {
+  static bound_buffers b;
+  return b;
+}
+void free_bound_space() {
+  bound_space() = {};
+  LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));  // the pool gives the memory back at a synchronisation
+}
+
 /// The bounds: the items copied in and out twice through device buffers, each copy after the one before
 /// (serial), or each round's copy in on one stream while the copy out runs on another (at once).
 void register_bound(const std::string& name, std::size_t key_bytes, std::size_t value_bytes, bool at_once) {
   const std::size_t keys = static_cast<std::size_t>(sort_n) * key_bytes, values = static_cast<std::size_t>(sort_n) * value_bytes;
   register_sort(name, static_cast<std::int64_t>(4 * (keys + values)), [=] {
-    static device_buffer<std::byte> d_in(static_cast<std::size_t>(sort_n) * 8, stream()),
-        d_out(static_cast<std::size_t>(sort_n) * 8, stream());
+    auto& space = bound_space();
+    if (space.in.empty())
+      space = {device_buffer<std::byte>(static_cast<std::size_t>(sort_n) * 8, stream()),
+               device_buffer<std::byte>(static_cast<std::size_t>(sort_n) * 8, stream())};
     static const cuda_stream out_stream;
     const cudaStream_t out = at_once ? out_stream.get() : stream();
     for (int twice = 0; twice < 2; ++twice) {
-      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_in.data(), arrays().keys_in.data(), keys, cudaMemcpyHostToDevice, stream()));
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(space.in.data(), arrays().keys_in.data(), keys, cudaMemcpyHostToDevice, stream()));
       if (values != 0)
-        LOOKBACK_CUDA_TRY(cudaMemcpyAsync(d_in.data(), arrays().values_in.data(), values, cudaMemcpyHostToDevice, stream()));
-      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(arrays().keys_out.data(), d_out.data(), keys, cudaMemcpyDeviceToHost, out));
+        LOOKBACK_CUDA_TRY(cudaMemcpyAsync(space.in.data(), arrays().values_in.data(), values, cudaMemcpyHostToDevice, stream()));
+      LOOKBACK_CUDA_TRY(cudaMemcpyAsync(arrays().keys_out.data(), space.out.data(), keys, cudaMemcpyDeviceToHost, out));
       if (values != 0)
-        LOOKBACK_CUDA_TRY(cudaMemcpyAsync(arrays().values_out.data(), d_out.data(), values, cudaMemcpyDeviceToHost, out));
+        LOOKBACK_CUDA_TRY(cudaMemcpyAsync(arrays().values_out.data(), space.out.data(), values, cudaMemcpyDeviceToHost, out));
     }
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(stream()));
     LOOKBACK_CUDA_TRY(cudaStreamSynchronize(out));
@@ -112,6 +128,7 @@ const bool registered = [] {
   });
   // The same keys with the whole GPU: one in-core sort, copies in and out once.
   register_sort("external_sort/keys_whole_gpu/uint32" + n, std::int64_t{8} * sort_n, [] {
+    free_bound_space();
     pipelines::host_source in(arrays().keys_in.data(), sort_n, 4);
     pipelines::host_sink out(arrays().keys_out.data(), 4);
     pipelines::sort_keys<std::uint32_t>(in, out);

@@ -83,15 +83,16 @@ void register_case(const char* op, impl which, std::int64_t n, sort_bits bits = 
     time_gpu(state, bytes, n, [&] { call(which, d_temp, temp_bytes, d_keys_out, d_values_out); });
     if (which != impl::lookback) return;
     // CUB's sort of the same keys, untimed: the order must be exactly its.
-    auto* ref_keys = static_cast<Key*>(scratch(key_bytes, 3));
-    auto* ref_values = static_cast<value_t*>(pairs ? scratch(value_bytes, 4) : nullptr);
-    std::size_t ref_temp = 0;
-    call(impl::cub, nullptr, ref_temp, ref_keys, ref_values);
-    call(impl::cub, scratch(ref_temp, 5), ref_temp, ref_keys, ref_values);
-    if (!same_device_bytes(d_keys_out, ref_keys, key_bytes))
-      fail_on_difference(state, "the sorted keys");
-    else if (pairs && !same_device_bytes(d_values_out, ref_values, value_bytes))
-      fail_on_difference(state, "the values moved with the keys");
+    fail_on_difference(state, [&]() -> std::string {
+      auto* ref_keys = static_cast<Key*>(scratch(key_bytes, 3));
+      auto* ref_values = static_cast<value_t*>(pairs ? scratch(value_bytes, 4) : nullptr);
+      std::size_t ref_temp = 0;
+      call(impl::cub, nullptr, ref_temp, ref_keys, ref_values);
+      call(impl::cub, scratch(ref_temp, 5), ref_temp, ref_keys, ref_values);
+      if (!same_device_bytes(d_keys_out, ref_keys, key_bytes)) return "the sorted keys";
+      if (pairs && !same_device_bytes(d_values_out, ref_values, value_bytes)) return "the values moved with the keys";
+      return {};
+    });
   });
 }
 

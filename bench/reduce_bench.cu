@@ -50,7 +50,8 @@ void register_deterministic(io::dtype type, std::int64_t n) {
         void* d_temp = scratch(temp_bytes, 2);
         time_gpu(state, static_cast<double>(n) * sizeof(T), n,
                  [&] { reduce(deterministic, d_temp, temp_bytes, d_in, d_out, n, sum{}, T{}, stream()); });
-        fail_on_difference(state, differs_from_deterministic_cpu(d_in, d_out, n, T{}, false), "the CPU's association");
+        fail_on_difference(
+            state, [&] { return differs_from_deterministic_cpu(d_in, d_out, n, T{}, false); }, "the CPU's association");
       }
     });
   });

@@ -42,7 +42,8 @@ void register_typed(typed::implementation impl, io::dtype type, std::int64_t n) 
         void* d_temp = scratch(temp_bytes, 2);
         time_gpu(state, 2.0 * static_cast<double>(bytes), n,
                  [&] { typed::scan(impl, spec, d_temp, temp_bytes, d_in, d_out, n, stream()); });
-        if (impl == typed::implementation::lookback) fail_on_difference(state, differs_from_cub(spec, d_in, d_out, n));
+        if (impl == typed::implementation::lookback)
+          fail_on_difference(state, [&] { return differs_from_cub(spec, d_in, d_out, n); });
       });
 }
 
@@ -70,7 +71,8 @@ void register_deterministic(io::dtype type, std::int64_t n) {
         void* d_temp = scratch(temp_bytes, 2);
         time_gpu(state, 2.0 * static_cast<double>(n) * sizeof(T), n,
                  [&] { exclusive_scan(deterministic, d_temp, temp_bytes, d_in, d_out, T{}, sum{}, n, stream()); });
-        fail_on_difference(state, differs_from_deterministic_cpu(d_in, d_out, n, T{}, true), "the CPU's association");
+        fail_on_difference(
+            state, [&] { return differs_from_deterministic_cpu(d_in, d_out, n, T{}, true); }, "the CPU's association");
       }
     });
   });

@@ -76,13 +76,15 @@ void register_case(bool flagged, int percent, impl which, std::int64_t n) {
              [&] { typed::select(kind, spec, d_temp, temp_bytes, d_in, d_flags, d_out, d_count, n, stream()); });
     if (which != impl::lookback) return;
     // CUB's compaction of the same items, untimed: the same count, the same items in the same order.
-    auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
-    auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
-    std::size_t ref_temp = 0;
-    typed::select(typed::implementation::cub, spec, nullptr, ref_temp, d_in, d_flags, ref_out, ref_count, n, stream());
-    typed::select(typed::implementation::cub, spec, scratch(ref_temp, 6), ref_temp, d_in, d_flags, ref_out, ref_count,
-                  n, stream());
-    fail_on_difference(state, same_kept(d_out, d_count, ref_out, ref_count));
+    fail_on_difference(state, [&] {
+      auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
+      auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
+      std::size_t ref_temp = 0;
+      typed::select(typed::implementation::cub, spec, nullptr, ref_temp, d_in, d_flags, ref_out, ref_count, n, stream());
+      typed::select(typed::implementation::cub, spec, scratch(ref_temp, 6), ref_temp, d_in, d_flags, ref_out, ref_count,
+                    n, stream());
+      return same_kept(d_out, d_count, ref_out, ref_count);
+    });
   });
 }
 
@@ -111,12 +113,14 @@ void register_partition(int percent, impl which, std::int64_t n) {
     time_gpu(state, 2.0 * sizeof(T) * static_cast<double>(n), n, [&] { call(which, d_temp, temp_bytes, d_out, d_count); });
     if (which != impl::lookback) return;
     // CUB's partition, untimed: the same count and every item where CUB puts it.
-    auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
-    auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
-    std::size_t ref_temp = 0;
-    call(impl::cub, nullptr, ref_temp, ref_out, ref_count);
-    call(impl::cub, scratch(ref_temp, 6), ref_temp, ref_out, ref_count);
-    fail_on_difference(state, same_kept(d_out, d_count, ref_out, ref_count, n));
+    fail_on_difference(state, [&] {
+      auto* ref_out = static_cast<T*>(scratch(static_cast<std::size_t>(n) * sizeof(T), 4));
+      auto* ref_count = static_cast<std::int64_t*>(scratch(sizeof(std::int64_t), 5));
+      std::size_t ref_temp = 0;
+      call(impl::cub, nullptr, ref_temp, ref_out, ref_count);
+      call(impl::cub, scratch(ref_temp, 6), ref_temp, ref_out, ref_count);
+      return same_kept(d_out, d_count, ref_out, ref_count, n);
+    });
   });
 }
 

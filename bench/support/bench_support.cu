@@ -116,11 +116,6 @@ std::string differs_from_deterministic_cpu(const T* d_in, const T* d_out, std::i
 template std::string differs_from_deterministic_cpu(const float*, const float*, std::int64_t, float, bool);
 template std::string differs_from_deterministic_cpu(const double*, const double*, std::int64_t, double, bool);
 
-void fail_on_difference(benchmark::State& state, const std::string& problem, const char* reference) {
-  if (!problem.empty())
-    state.SkipWithError(("lookback's output differs from " + std::string(reference) + ": " + problem).c_str());
-}
-
 void* scratch(std::size_t bytes, int slot) {
   (void)stream();
   static std::map<int, device_buffer<std::byte>> buffers;

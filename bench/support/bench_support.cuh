@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace lookback::bench {
@@ -54,10 +55,34 @@ void time_gpu(benchmark::State& state, double bytes_moved, std::int64_t items, W
 /// benchmarks' stream is done).
 bool same_device_bytes(const void* d_a, const void* d_b, std::size_t bytes);
 
+/// A benchmark's output check, made once a process (see fail_on_difference).
+struct output_check {
+  bool done = false;
+  std::string problem;  // empty: the output was right
+};
+namespace detail {
+/// The check of the benchmark now running (register_gpu_benchmark sets it around each run).
+inline thread_local output_check* running_check = nullptr;
+}  // namespace detail
+
 /// After a lookback row is timed, its output against a reference's (CUB's of the same call, made
-/// untimed, unless another is named): on a difference (`problem` not empty) the row fails with it, so a
-/// broken kernel cannot post a time.
-void fail_on_difference(benchmark::State& state, const std::string& problem, const char* reference = "CUB's");
+/// untimed, unless another is named): `differs()` computes the reference and returns the difference
+/// ("" when none). On a difference the row fails with it, so a broken kernel cannot post a time.
+/// Google Benchmark runs a benchmark about eight times (each trial of its iteration count, then each
+/// repetition); `differs()` runs on the first alone, as a 2^28 row's reference and host comparison took
+/// longer than its timing, and every later run fails with the first's difference.
+template <class Differs>
+void fail_on_difference(benchmark::State& state, Differs&& differs, const char* reference = "CUB's") {
+  output_check* check = detail::running_check;
+  output_check here;  // outside register_gpu_benchmark: checked every run
+  if (check == nullptr) check = &here;
+  if (!check->done) {
+    const std::string problem = differs();
+    if (!problem.empty()) check->problem = "lookback's output differs from " + std::string(reference) + ": " + problem;
+    check->done = true;
+  }
+  if (!check->problem.empty()) state.SkipWithError(check->problem.c_str());
+}
 
 /// A deterministic row's output (a scan's n items, or with `scan` false a reduction's one) against the CPU's
 /// association of the same input from `start` (cpu::deterministic_scan), bit for bit; "" when equal.
@@ -71,7 +96,13 @@ std::string bench_name(const char* op, const char* impl, io::dtype type, std::in
 /// as aggregates so the table reads the median.
 template <class Fn>
 void register_gpu_benchmark(const std::string& name, Fn&& fn) {
-  benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn))
+  auto check = std::make_shared<output_check>();
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [check, fn = std::forward<Fn>(fn)](benchmark::State& state) mutable {
+                                 detail::running_check = check.get();
+                                 fn(state);
+                                 detail::running_check = nullptr;
+                               })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->MinTime(0.1)

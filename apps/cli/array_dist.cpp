@@ -29,6 +29,8 @@ slice slice_of(const rank_context& c, std::int64_t n) {
 struct item_bytes {
   std::size_t host = 0;
   std::size_t cpu_backend = 0;
+  /// The CPU backend's "device" copies taking as much again as the host's.
+  static item_bytes twice(std::size_t host) { return {host, host}; }
 };
 
 /// Refuses, before reading, a slice whose data and results would pass the host memory limit of this
@@ -108,7 +110,7 @@ dist_outcome reduce_distributed(launch& l, io::dtype type, typed::op_kind op, pi
   const std::size_t w = io::dtype_size(type);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, in, sl, {w, w}, s);
+    const std::vector<std::byte> items = read_slice(c, in, sl, item_bytes::twice(w), s);
     std::vector<std::byte> total(w);
     typed::dist_reduce(c.r, type, op, items.data(), sl.count, total.data());
     if (c.rank == 0) std::memcpy(result, total.data(), w);
@@ -132,7 +134,7 @@ dist_outcome scan_distributed(launch& l, const typed::scan_spec& spec, pipelines
   const std::size_t w = io::dtype_size(spec.type);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, in, sl, {2 * w, 2 * w}, s);
+    const std::vector<std::byte> items = read_slice(c, in, sl, item_bytes::twice(2 * w), s);
     std::vector<std::byte> scanned(items.size());
     typed::dist_scan(c.r, spec, items.data(), scanned.data(), sl.count);
     write_part(c, out, sl.begin, sl.count, scanned.data());
@@ -160,7 +162,7 @@ dist_outcome histogram_distributed(launch& l, const typed::histogram_spec& spec,
   const std::size_t counts_bytes = static_cast<std::size_t>(spec.num_bins) * io::dtype_size(spec.counter);
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
-    const std::vector<std::byte> items = read_slice(c, samples, sl, {io::dtype_size(spec.sample), io::dtype_size(spec.sample)}, s);
+    const std::vector<std::byte> items = read_slice(c, samples, sl, item_bytes::twice(io::dtype_size(spec.sample)), s);
     std::vector<std::byte> local(counts_bytes);
     typed::dist_histogram(c.r, spec, items.data(), sl.count, local.data());
     if (c.rank == 0) std::memcpy(counts, local.data(), counts_bytes);
@@ -185,7 +187,7 @@ dist_outcome compact_distributed(launch& l, const typed::select_spec& spec, pipe
   l.run([&](const rank_context& c) {
     const slice sl = slice_of(c, n);
     const std::size_t flag_bytes = flags != nullptr ? 1 : 0;
-    const std::vector<std::byte> items = read_slice(c, values, sl, {2 * w + flag_bytes, 2 * w + flag_bytes}, s);
+    const std::vector<std::byte> items = read_slice(c, values, sl, item_bytes::twice(2 * w + flag_bytes), s);
     std::vector<std::byte> flag_items;
     if (flags != nullptr) flag_items = read_slice(c, *flags, sl, {}, s);
     const typed::dist_kept k = typed::dist_select(

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace lookback::bench {
@@ -74,8 +75,7 @@ inline thread_local output_check* running_check = nullptr;
 template <class Differs>
 void fail_on_difference(benchmark::State& state, Differs&& differs, const char* reference = "CUB's") {
   output_check* check = detail::running_check;
-  output_check here;  // outside register_gpu_benchmark: checked every run
-  if (check == nullptr) check = &here;
+  if (check == nullptr) throw std::logic_error("fail_on_difference outside a register_gpu_benchmark row");
   if (!check->done) {
     const std::string problem = differs();
     if (!problem.empty()) check->problem = "lookback's output differs from " + std::string(reference) + ": " + problem;

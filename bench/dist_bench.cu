@@ -68,11 +68,12 @@ class gpu_group {
     }
   }
   ~gpu_group() {
+    // A destructor has no one to report to; a rank whose device cannot be made current keeps its stream.
     for (auto& rank : ranks_) {
-      cudaSetDevice(rank.device);
+      const bool current = cudaSetDevice(rank.device) == cudaSuccess;
       rank.backend.reset();
       rank.comm.reset();
-      cudaStreamDestroy(rank.stream);
+      if (current) (void)cudaStreamDestroy(rank.stream);
     }
   }
   gpu_group(const gpu_group&) = delete;

@@ -64,6 +64,8 @@ class exchange_group {
     ncclUniqueId id;
     nccl_try(ncclGetUniqueId(&id), "ncclGetUniqueId");
     const int gpus = gpus_;
+    // This process drives every rank, so a throw inside a group leaves it open: closing it would start
+    // the ranks already added, which would wait forever on those missing. The throw ends the bench.
     nccl_try(ncclGroupStart(), "ncclGroupStart");
     for (int r = 0; r < gpus; ++r) {
       LOOKBACK_CUDA_TRY(cudaSetDevice(r));

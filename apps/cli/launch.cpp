@@ -28,7 +28,7 @@ struct launch::local_rank {
   ~local_rank() {
     if (stream == nullptr) return;
     // Teardown after a failure must not throw; the stream goes with the process anyway.
-    if (cudaSetDevice(device) == cudaSuccess) cudaStreamDestroy(stream);
+    if (cudaSetDevice(device) == cudaSuccess) (void)cudaStreamDestroy(stream);
   }
 };
 
@@ -39,7 +39,7 @@ std::string gpu_count_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" 
 int gpus_present() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // a machine without a driver: no GPUs, not a sticky error
+    (void)cudaGetLastError();  // a machine without a driver: no GPUs, not a sticky error
     return 0;
   }
   return n;

@@ -10,6 +10,7 @@
 // then times that work without it from then on. LOOKBACK_TIMER_NO_HOLD=1 times without the hold
 // throughout, as before it existed, to compare the two.
 #include <lookback/primitives/error.cuh>
+#include <lookback/primitives/event.cuh>
 
 #include <algorithm>
 #include <cstdlib>
@@ -43,16 +44,9 @@ class event_timer {
  public:
   /// `hold_timeout_ms`: how long the hold waits for the work's submission before the timer concludes
   /// that the work waits on the GPU.
-  explicit event_timer(int hold_timeout_ms = 20) : hold_(hold_timeout_ms) {
-    LOOKBACK_CUDA_TRY(cudaEventCreate(&start_));
-    LOOKBACK_CUDA_TRY(cudaEventCreate(&stop_));
-  }
+  explicit event_timer(int hold_timeout_ms = 20) : hold_(hold_timeout_ms) {}
   event_timer(const event_timer&) = delete;
   event_timer& operator=(const event_timer&) = delete;
-  ~event_timer() {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-  }
 
   /// Milliseconds the stream spent on `work`; waits for it.
   template <class Work>
@@ -78,8 +72,8 @@ class event_timer {
   bool holding() const { return holding_; }
 
  private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
+  cuda_event start_{cudaEventDefault};
+  cuda_event stop_{cudaEventDefault};
   stream_hold hold_;
   bool holding_ = hold_by_default();
 

@@ -18,10 +18,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/run_seed.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -94,6 +97,15 @@ std::vector<T> make_values(std::int64_t n, std::uint64_t seed, spread s = spread
   return out;
 }
 
+/// A seed the same on every rank, rank 0's: drawn from the run's (test::run_seed, printed, replayable
+/// with LOOKBACK_TEST_SEED), the running case's name and `salt`, so that each draw takes other data.
+inline std::uint64_t shared_seed(communicator& comm, std::uint64_t salt) {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = info == nullptr ? "" : std::string(info->test_suite_name()) + "." + info->name();
+  const std::uint64_t mine = test::make_rng(std::hash<std::string>{}(name) ^ salt)();
+  return allgather_host(comm, mine)[0];
+}
+
 /// One rank's run: its backend and communicator, and copies between the backend's memory and the host.
 template <class Backend>
 struct rank_env {
@@ -113,11 +125,9 @@ struct rank_env {
     comm.sync_stream(backend.stream());
     return host;
   }
-  /// Rank 0's fresh seed, the same on every rank.
-  std::uint64_t seed() {
-    const std::uint64_t mine = std::random_device{}() * 0x9E3779B97F4A7C15ull + std::random_device{}();
-    return allgather_host(comm, mine)[0];
-  }
+  /// The next of this run's seeds (shared_seed), the same on every rank.
+  std::uint64_t seed() { return shared_seed(comm, ++seeds_drawn); }
+  std::uint64_t seeds_drawn = 0;
 };
 
 template <class T>

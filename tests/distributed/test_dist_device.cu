@@ -44,7 +44,7 @@ class device_ranks : public test::gpu_test {
     env_.reset();
     comm_.reset();
     backend_.reset();
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (stream_ != nullptr) EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
   }
   rank_env<device_backend>& env(std::unique_ptr<communicator> comm) {
     comm_ = std::move(comm);
@@ -210,23 +210,26 @@ void check_merge(device_backend& backend, cudaStream_t stream, std::int64_t na, 
                   want_values.data(), o.begin_bit, end);
     const auto d_runs = to_device(runs, stream);
     const auto d_run_values = to_device(run_values, stream);
-    std::vector<Key> poison(raw.size());
-    std::vector<Value> poison_values(raw.size());
-    std::memset(poison.data(), 0xA5, poison.size() * sizeof(Key));
-    std::memset(poison_values.data(), 0xA5, poison_values.size() * sizeof(Value));
-    auto d_out = to_device(poison, stream);
-    auto d_out_values = to_device(poison_values, stream);
-    backend.merge<d>(d_runs.data(), d_run_values.data(), na, d_runs.data() + na, d_run_values.data() + na, nb, d_out.data(),
-                     d_out_values.data(), o.begin_bit, end);
-    const std::string what = "na " + std::to_string(na) + " nb " + std::to_string(nb) + (d ? " descending" : "");
-    expect_same_bits(to_host(d_out), want.data(), na + nb, "merged keys " + what);
-    expect_same_bits(to_host(d_out_values), want_values.data(), na + nb, "merged values " + what);
-    // Keys alone take the other instantiation.
-    auto d_keys_only = to_device(poison, stream);
-    backend.merge<d>(d_runs.data(), static_cast<const no_values*>(nullptr), na, d_runs.data() + na,
-                     static_cast<const no_values*>(nullptr), nb, d_keys_only.data(), static_cast<no_values*>(nullptr),
-                     o.begin_bit, end);
-    expect_same_bits(to_host(d_keys_only), want.data(), na + nb, "merged keys alone " + what);
+    for (const int poison_with : test::poisons_for(std::min(sizeof(Key), sizeof(Value)))) {
+      std::vector<Key> poison(raw.size());
+      std::vector<Value> poison_values(raw.size());
+      std::memset(poison.data(), poison_with, poison.size() * sizeof(Key));
+      std::memset(poison_values.data(), poison_with, poison_values.size() * sizeof(Value));
+      auto d_out = to_device(poison, stream);
+      auto d_out_values = to_device(poison_values, stream);
+      backend.merge<d>(d_runs.data(), d_run_values.data(), na, d_runs.data() + na, d_run_values.data() + na, nb,
+                       d_out.data(), d_out_values.data(), o.begin_bit, end);
+      const std::string what = "na " + std::to_string(na) + " nb " + std::to_string(nb) + (d ? " descending" : "") +
+                               " poison " + std::to_string(poison_with);
+      expect_same_bits(to_host(d_out), want.data(), na + nb, "merged keys " + what);
+      expect_same_bits(to_host(d_out_values), want_values.data(), na + nb, "merged values " + what);
+      // Keys alone take the other instantiation.
+      auto d_keys_only = to_device(poison, stream);
+      backend.merge<d>(d_runs.data(), static_cast<const no_values*>(nullptr), na, d_runs.data() + na,
+                       static_cast<const no_values*>(nullptr), nb, d_keys_only.data(), static_cast<no_values*>(nullptr),
+                       o.begin_bit, end);
+      expect_same_bits(to_host(d_keys_only), want.data(), na + nb, "merged keys alone " + what);
+    }
   };
   if (o.descending) both(std::true_type{});
   else both(std::false_type{});

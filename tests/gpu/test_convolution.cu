@@ -13,6 +13,7 @@
 #include <lookback/primitives/stream.cuh>
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -73,7 +74,8 @@ TYPED_TEST(convolution_1d, inputs_shorter_than_the_mask) {
 TYPED_TEST(convolution_1d, fir_filter_is_lfilter_with_zero_state) {
   using T = TypeParam;
   for (const int taps : {1, 4, 64, 1024, 3000})
-    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{100}, std::int64_t{2049}, std::int64_t{100003}}) {
+    for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
+                                 std::int64_t{100}, std::int64_t{2049}, std::int64_t{100003}}) {
       if (n > max_test_size()) continue;
       auto rng = make_rng(static_cast<std::uint64_t>(taps) * 11 + static_cast<std::uint64_t>(n));
       const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);
@@ -122,8 +124,15 @@ TYPED_TEST(convolution_2d, every_tier_boundary_and_pitch) {
           convolve2d(d_x.data(), pitch, d_y.data(), pitch, height, width, mask.data(), mh, mw, b, stream.get());
           const auto got_padded = to_host(d_y);
           std::vector<T> got;
-          for (int r = 0; r < height; ++r)
+          T unwritten;
+          std::memset(&unwritten, tolerance_poison(true), sizeof(T));
+          for (int r = 0; r < height; ++r) {
             for (int c = 0; c < width; ++c) got.push_back(got_padded[static_cast<std::size_t>(r) * pitch + c]);
+            for (int c = width; c < pitch; ++c)
+              if (std::memcmp(&got_padded[static_cast<std::size_t>(r) * pitch + c], &unwritten, sizeof(T)) != 0)
+                ADD_FAILURE() << height << "x" << width << " pad " << pad << ": the padding at (" << r << ", " << c
+                              << ") was written";
+          }
           expect_close(cpu::correlate2d(x, height, width, mask, mh, mw, b), got, mh * mw,
                        "convolve2d " + std::to_string(height) + "x" + std::to_string(width) + " mask " +
                            std::to_string(mh) + "x" + std::to_string(mw) + " " + boundary_name(b) + " pad " +

@@ -517,6 +517,35 @@ TEST(deterministic_scan_arguments, a_pipelined_policy_refuses_the_other_pipeline
 
 class deterministic_scan_large : public gpu_test {};
 
+// At 2^28, the size the README's figures quote: the public calls' bits (the look-ahead pipeline on
+// Hopper) against the CPU association, exclusive, inclusive and reduced, every element.
+template <class T>
+void check_public_calls_against_cpu(std::int64_t n, const cuda_stream& stream) {
+  auto rng = make_rng(28 * 7 + sizeof(T));
+  const auto input = wide_values<T>(n, rng);
+  const T init = wide_values<T>(1, rng).front();
+  SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte float n=" << n);
+  const auto d_in = to_device(input, stream);
+  device_buffer<T> d_out(input.size(), stream);
+  poison(d_out);
+  exclusive_scan(deterministic, d_in.data(), d_out.data(), init, sum{}, n, stream.get());
+  EXPECT_EQ(first_difference(to_host(d_out), cpu_scan(input, sum{}, std::optional<T>(init))), -1) << "exclusive";
+  poison(d_out);
+  inclusive_scan(deterministic, d_in.data(), d_out.data(), sum{}, n, stream.get());
+  EXPECT_EQ(first_difference(to_host(d_out), cpu_scan(input, sum{}, std::optional<T>())), -1) << "inclusive";
+  const T reduced = gpu_reduce(input, sum{}, init, stream);
+  const T expected = *cpu::deterministic_scan<T>(input.data(), nullptr, n, sum{}, init, true);
+  EXPECT_TRUE(same_bits(reduced, expected)) << "reduce: " << reduced << ", CPU " << expected;
+}
+
+TEST_F(deterministic_scan_large, floats_at_2_pow_28_equal_the_cpu_association) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  if (n > max_test_size()) GTEST_SKIP() << "above LOOKBACK_TEST_MAX_N";
+  const cuda_stream stream;
+  check_public_calls_against_cpu<float>(n, stream);
+  check_public_calls_against_cpu<double>(n, stream);
+}
+
 // Past 2^31 items (64-bit sizes and offsets): 2^31 + 4099 uint32 values, whose sums wrap exactly in
 // any association, against the sequential scan; run in the bundle's huge step.
 TEST_F(deterministic_scan_large, DISABLED_past_2_pow_31_items) {

@@ -47,8 +47,8 @@ TYPED_TEST(fir_fft, overlap_save_matches_the_direct_sum) {
   for (const int taps : {128, 257, 1025, 5000}) {
     const int size = policy::fir::fft_size(taps);
     const std::int64_t step = size - taps + 1;
-    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, step - 1, step, step + 1, 3 * step + 17,
-                                 std::int64_t{100003}}) {
+    for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
+                                 std::int64_t{1000}, step - 1, step, step + 1, 3 * step + 17, std::int64_t{100003}}) {
       if (n > max_test_size()) continue;
       auto rng = make_rng(static_cast<std::uint64_t>(taps) * 31 + static_cast<std::uint64_t>(n));
       const auto x = random_reals<T>(static_cast<std::size_t>(n), rng);

@@ -664,8 +664,8 @@ template <class Sample, class Counter>
 void check_range_histograms(histogram::level_t<Sample> first, histogram::level_t<Sample> unit, std::uint64_t salt) {
   for (const int bins : {1, 7, 256, 1000, 65536})
     for (const bool irregular : {false, true})
-      for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{1000}, std::int64_t{100003},
-                                   (std::int64_t{1} << 20) + 7}) {
+      for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
+                                   std::int64_t{1000}, std::int64_t{100003}, (std::int64_t{1} << 20) + 7}) {
         if (n > max_test_size() || (n > 100003 && (bins != 256 || irregular))) continue;
         auto rng = make_rng(salt + static_cast<std::uint64_t>(bins) * 31 + irregular * 7 + static_cast<std::uint64_t>(n));
         const auto levels = make_levels<Sample>(first, unit, bins, irregular, rng);

@@ -182,6 +182,7 @@ TEST_F(scan_lookahead, misaligned_arrays_take_the_look_back) {
   const auto got = to_host(d_out);
   std::vector<std::uint32_t> expected(static_cast<std::size_t>(n));
   cpu::exclusive_scan<std::uint32_t>(input.data() + 1, expected.data(), n, std::uint32_t{5}, sum{});
+  ASSERT_EQ(got[0], poison_byte * 0x01010101u) << "the item before the output array was written";
   for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i + 1], expected[i]) << "element " << i << " of " << n;
 }
 

@@ -52,7 +52,9 @@ class CliDeterministicTest : public CliTest {
   void expect_every_run_gives(std::vector<std::string> command, const std::string& expected_file,
                               const std::string& host_limit, const std::string& device_limit) const {
     SCOPED_TRACE(::testing::PrintToString(command));
+    // Each run's output replaces a stale file, so that a run that writes nothing shows.
     const auto run_to = [&](const std::string& name, std::vector<std::string> extra) {
+      write_file(path(name), "old");
       std::vector<std::string> args = command;
       args.insert(args.end(), {"-o", arg(name)});
       args.insert(args.end(), extra.begin(), extra.end());
@@ -114,6 +116,7 @@ TEST_F(CliDeterministicTest, NansAreNansOnEveryBackendThoughTheirBitsDiffer) {
     SCOPED_TRACE(::testing::PrintToString(extra));
     std::vector<std::string> args{"scan", "-i", arg("nan.npy"), "--deterministic", "--inclusive", "-o", arg("out.npy")};
     args.insert(args.end(), extra.begin(), extra.end());
+    write_file(path("out.npy"), "old");  // the run before's output must not pass for this one's
     const run_result r = run(args);
     ASSERT_EQ(r.exit_code, ex_ok) << r;
     const auto out = output_values<float>("out.npy");

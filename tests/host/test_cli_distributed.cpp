@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -85,13 +86,26 @@ class CliDistributedTest : public CliTest {
   }
 
   /// `command` with OUT (and OUT2) replaced by the outputs `tag` names.
+  /// `command` with its OUT and OUT2 placeholders naming TAG.npy and TAG_values.npy, each first written
+  /// stale so that a run that writes nothing shows.
   std::vector<std::string> with_outputs(std::vector<std::string> command, const std::string& tag) const {
-    for (std::string& w : command) {
-      if (w == "OUT") w = arg(tag + ".npy");
-      if (w == "OUT2") w = arg(tag + "_values.npy");
-    }
+    for (std::string& w : command)
+      for (const auto& [placeholder, suffix] : output_files)
+        if (w == placeholder) {
+          write_file(path(tag + suffix), "old");
+          w = arg(tag + suffix);
+        }
     return command;
   }
+
+  /// The output files `command` names, as suffixes of a tag.
+  static std::vector<std::string> outputs_of(const std::vector<std::string>& command) {
+    std::vector<std::string> suffixes;
+    for (const auto& [placeholder, suffix] : output_files)
+      if (std::find(command.begin(), command.end(), placeholder) != command.end()) suffixes.push_back(suffix);
+    return suffixes;
+  }
+  static constexpr std::pair<const char*, const char*> output_files[] = {{"OUT", ".npy"}, {"OUT2", "_values.npy"}};
 
   /// The command on `ranks` ranks writes the single-process command's files bit for bit and prints
   /// one summary naming the ranks.
@@ -100,9 +114,9 @@ class CliDistributedTest : public CliTest {
     const run_result one = run_ok(with_outputs(command, "one"));
     const run_result many = on_ranks(ranks, with_outputs(command, "many"));
     ASSERT_EQ(many.exit_code, ex_ok) << many;
-    for (const char* suffix : {".npy", "_values.npy"}) {
-      if (!fs::exists(path(std::string("one") + suffix))) continue;
-      EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("many") + suffix))) << suffix;
+    for (const std::string& suffix : outputs_of(command)) {
+      EXPECT_NE(read_file(path("one" + suffix)), "old") << suffix;
+      EXPECT_EQ(read_file(path("one" + suffix)), read_file(path("many" + suffix))) << suffix;
     }
     // Its first line (a reduce's value, the others' summary) once: rank 0 alone prints.
     const std::vector<std::string> lines = lines_of(many.out);
@@ -315,10 +329,10 @@ void CliDistributedGpuTest::check_against_one_gpu(int gpus) {
     ASSERT_EQ(mpi.exit_code, ex_ok) << mpi;
     const std::string ranks_text = gpus == 1 ? "1 rank over NCCL " : std::to_string(gpus) + " ranks over NCCL ";
     EXPECT_TRUE(contains(mpi.out, ranks_text)) << mpi;
-    for (const char* suffix : {".npy", "_values.npy"}) {
-      if (!fs::exists(path(std::string("one") + suffix))) continue;
-      EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("gpus") + suffix))) << suffix;
-      EXPECT_EQ(read_file(path(std::string("one") + suffix)), read_file(path(std::string("mpi") + suffix))) << suffix;
+    for (const std::string& suffix : outputs_of(command)) {
+      EXPECT_NE(read_file(path("one" + suffix)), "old") << suffix;
+      EXPECT_EQ(read_file(path("one" + suffix)), read_file(path("gpus" + suffix))) << suffix;
+      EXPECT_EQ(read_file(path("one" + suffix)), read_file(path("mpi" + suffix))) << suffix;
     }
   }
 }

@@ -223,7 +223,11 @@ TEST_F(CliExternalSortTest, CtrlCRemovesTheTemporaryOutputAndTheSpill) {
       {"sort", "--backend", "cpu", "-i", arg("k.npy"), "-o", arg("out.npy"), "--host-memory-limit", "1MiB"});
   // Once the temporary output exists, the sort is under way: Ctrl-C then.
   const auto entries = [&] { return std::distance(fs::directory_iterator(dir_), fs::directory_iterator()); };
-  wait_until([&] { return entries() >= 3; }, std::chrono::seconds(30));
+  if (!wait_until([&] { return entries() >= 3; }, std::chrono::seconds(30))) {
+    ::kill(pid, SIGKILL);
+    wait_status(pid);
+    FAIL() << "no temporary output appeared in 30 s";
+  }
   ::kill(pid, SIGINT);
   const int status = wait_status(pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sort ended before Ctrl-C (status " << status << ")";

@@ -454,22 +454,41 @@ TEST(HistogramSpecProblem, NamesEachProblem) {
   EXPECT_EQ(problem(dtype::uint8, 65536, 0, 256), "");
 }
 
-// Whatever histogram_spec_problem accepts must be computable: the command reports a problem as a usage
-// error, while an exception from the histogram itself becomes an internal-error exit.
-TEST(HistogramSpecProblem, EverySpecItAcceptsCanBeComputed) {
-  const histogram_spec specs[] = {
-      {dtype::float32, dtype::uint64, 4, 1.0, 1.00000001},          // distinct doubles, one float
-      {dtype::int32, dtype::uint64, 2, -9.0e18, 9.0e18},             // range * bins past 64 bits
+// Whatever histogram_spec_problem accepts must be computable (the command reports a problem as a usage
+// error, while an exception from the histogram itself becomes an internal-error exit), and what the
+// sample's arithmetic cannot hold it refuses up front.
+TEST(HistogramSpecProblem, RangesAtTheTypesEdgesAreRefusedOrComputed) {
+  const histogram_spec refused[] = {
+      {dtype::float32, dtype::uint64, 4, 1.0, 1.00000001},             // distinct doubles, one float
+      {dtype::int32, dtype::uint64, 2, -9.0e18, 9.0e18},                // range * bins past 64 bits
       {dtype::uint32, dtype::uint64, 65536, 0, 4294967296.0 * 65536},  // the same with a positive range
+      {dtype::float32, dtype::uint64, 4, -1.0e38, 3.0e38},              // upper - lower past FLT_MAX
   };
-  for (const histogram_spec& spec : specs) {
+  for (const histogram_spec& spec : refused)
+    EXPECT_NE(lookback::typed::histogram_spec_problem(spec).find("--range "), std::string::npos)
+        << lookback::io::dtype_name(spec.sample) << " [" << spec.lower << ", " << spec.upper << ")";
+
+  // Each accepted range's extreme samples, counted in the bins CUB's HistogramEven puts them in.
+  const auto expect_bins = [](const histogram_spec& spec, const auto& samples, const std::vector<std::uint64_t>& bins) {
     SCOPED_TRACE(::testing::Message() << lookback::io::dtype_name(spec.sample) << " " << spec.num_bins << " bins over ["
                                       << spec.lower << ", " << spec.upper << ")");
-    if (!lookback::typed::histogram_spec_problem(spec).empty()) continue;
-    const std::uint32_t sample = 1;
-    std::vector<std::uint64_t> counts(static_cast<std::size_t>(spec.num_bins));
-    EXPECT_NO_THROW(lookback::typed::histogram_even_cpu(spec, &sample, 0, counts.data()));
-  }
+    ASSERT_EQ(lookback::typed::histogram_spec_problem(spec), "");
+    std::vector<std::uint64_t> counts(static_cast<std::size_t>(spec.num_bins), 0);
+    ASSERT_NO_THROW(lookback::typed::histogram_even_cpu(spec, samples.data(),
+                                                        static_cast<std::int64_t>(samples.size()), counts.data()));
+    std::vector<std::uint64_t> expected(counts.size(), 0);
+    for (const std::uint64_t b : bins) ++expected[b];
+    EXPECT_EQ(counts, expected);
+  };
+  constexpr std::uint32_t u32_max = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::int32_t i32_min = std::numeric_limits<std::int32_t>::min();
+  constexpr std::int32_t i32_max = std::numeric_limits<std::int32_t>::max();
+  expect_bins({dtype::uint32, dtype::uint64, 65536, 0, 4294967296.0},
+              std::vector<std::uint32_t>{0, 65535, 65536, u32_max - 65536, u32_max}, {0, 0, 1, 65534, 65535});
+  expect_bins({dtype::int32, dtype::uint64, 2, -2147483648.0, 2147483648.0},
+              std::vector<std::int32_t>{i32_min, -1, 0, i32_max}, {0, 0, 1, 1});
+  expect_bins({dtype::float32, dtype::uint64, 4, -1.0e38, 2.0e38},
+              std::vector<float>{-1.0e38F, 0.0F, 0.9e38F, 1.9e38F, 2.0e38F}, {0, 1, 2, 3});  // upper: in none
 }
 
 }  // namespace

@@ -60,13 +60,16 @@ inline constexpr std::int64_t cub_single_tile_sort_items = 4864;
 /// The byte every GPU output is filled with before a run, so unwritten elements show.
 inline constexpr int poison_byte = 0xAB;
 
-/// Fills a device buffer before a run so that unwritten elements show. Floating-point outputs checked
-/// within a tolerance get NaN, which passes none: poison_byte's float is about -1.2e-12 (its double
-/// -1e-98), within a tolerance of an output near zero.
+/// The poison of an output checked within a tolerance: NaN for floating-point elements, which passes
+/// none (poison_byte's float is about -1.2e-12, its double -1e-98, within a tolerance of an output near
+/// zero), poison_byte for the rest.
+inline constexpr int tolerance_poison(bool floating) { return floating ? 0xFF : poison_byte; }
+
+/// Fills a device buffer before a run so that unwritten elements show (tolerance_poison).
 template <class Buffer>
 void poison(Buffer& d) {
   using T = std::remove_cv_t<std::remove_pointer_t<decltype(d.data())>>;
-  d.fill_bytes(std::is_floating_point_v<T> ? 0xFF : poison_byte);
+  d.fill_bytes(tolerance_poison(std::is_floating_point_v<T>));
 }
 
 /// Expects `call` to throw std::invalid_argument whose message contains `reason` (a null array's name,

@@ -58,7 +58,7 @@ inline ncclRedOp_t nccl_op(reduce_op op) {
 /// "2.28.3", of the NCCL library loaded.
 inline std::string nccl_version() {
   int code = 0;
-  ncclGetVersion(&code);
+  detail::nccl_try(ncclGetVersion(&code), "ncclGetVersion");
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
@@ -75,7 +75,7 @@ class nccl_communicator final : public communicator {
     LOOKBACK_NCCL_TRY(ncclCommCount(comm_, &size_));
   }
   ~nccl_communicator() override {
-    if (!aborted_) ncclCommDestroy(comm_);
+    if (!aborted_) (void)ncclCommDestroy(comm_);  // a destructor has no one to report to
   }
   nccl_communicator(const nccl_communicator&) = delete;
   nccl_communicator& operator=(const nccl_communicator&) = delete;
@@ -98,7 +98,8 @@ class nccl_communicator final : public communicator {
             },
             timeout));
     } catch (...) {
-      for (std::size_t k = out.size(); k < comms.size(); ++k) ncclCommAbort(comms[k]);  // those made own theirs
+      // Those made own theirs; the failure rethrown is the one to report.
+      for (std::size_t k = out.size(); k < comms.size(); ++k) (void)ncclCommAbort(comms[k]);
       throw;
     }
     return out;
@@ -134,7 +135,7 @@ class nccl_communicator final : public communicator {
                                      comm_, stream));
       }
     } catch (...) {
-      ncclGroupEnd();  // the group closed, so that this thread's next NCCL call is not taken into it
+      (void)ncclGroupEnd();  // closed, so that this thread's next NCCL call is not taken into the group
       throw;
     }
     LOOKBACK_NCCL_TRY(ncclGroupEnd());
@@ -164,7 +165,7 @@ class nccl_communicator final : public communicator {
   }
 
   void abort() noexcept override {
-    if (!aborted_) ncclCommAbort(comm_);
+    if (!aborted_) (void)ncclCommAbort(comm_);  // nothing to do if even the abort fails
     aborted_ = true;
   }
 
@@ -198,13 +199,13 @@ inline std::unique_ptr<nccl_communicator> nccl_rank_over(communicator& control, 
       detail::nccl_try(ncclCommInitRank(&nccl, control.size(), ids[0], control.rank()), "ncclCommInitRank");
     });
   } catch (...) {
-    if (nccl != nullptr) ncclCommAbort(nccl);  // made here, failed on another rank
+    if (nccl != nullptr) (void)ncclCommAbort(nccl);  // made here, failed on another rank
     throw;
   }
   try {
     return std::make_unique<nccl_communicator>(nccl, device, std::move(host), timeout);
   } catch (...) {
-    ncclCommAbort(nccl);
+    (void)ncclCommAbort(nccl);  // the failure rethrown is the one to report
     throw;
   }
 }

@@ -8,7 +8,9 @@ namespace lookback {
 
 class cuda_event {
  public:
-  cuda_event() { LOOKBACK_CUDA_TRY(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  cuda_event() : cuda_event(cudaEventDisableTiming) {}
+  /// cudaEventDefault makes an event that times.
+  explicit cuda_event(unsigned flags) { LOOKBACK_CUDA_TRY(cudaEventCreateWithFlags(&event_, flags)); }
   cuda_event(const cuda_event&) = delete;
   cuda_event& operator=(const cuda_event&) = delete;
   cuda_event(cuda_event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}

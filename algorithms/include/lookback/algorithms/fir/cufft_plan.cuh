@@ -65,24 +65,18 @@ template <class T>
 class batched_real_fft {
  public:
   batched_real_fft(int size, int batch, cudaStream_t stream) {
-    LOOKBACK_CUFFT_TRY(cufftCreate(&forward_));
-    LOOKBACK_CUFFT_TRY(cufftCreate(&inverse_));
     std::size_t forward_bytes = 0, inverse_bytes = 0;
     make(forward_, size, batch, fft_types<T>::forward, forward_bytes);
     make(inverse_, size, batch, fft_types<T>::inverse, inverse_bytes);
     // The two plans run one after the other on one stream: one work area serves both.
     work_ = device_buffer<std::byte>(std::max(forward_bytes, inverse_bytes), stream);
-    for (cufftHandle p : {forward_, inverse_}) {
+    for (const cufftHandle p : {cufftHandle{forward_}, cufftHandle{inverse_}}) {
       LOOKBACK_CUFFT_TRY(cufftSetWorkArea(p, work_.data()));
       LOOKBACK_CUFFT_TRY(cufftSetStream(p, stream));
     }
   }
   batched_real_fft(const batched_real_fft&) = delete;
   batched_real_fft& operator=(const batched_real_fft&) = delete;
-  ~batched_real_fft() {
-    cufftDestroy(forward_);
-    cufftDestroy(inverse_);
-  }
 
   /// The work area a plan of `batch` transforms of `size` takes, as cuFFT estimates it before planning.
   static std::size_t work_bytes(int size, int batch) {
@@ -127,9 +121,22 @@ class batched_real_fft {
                                          shape.out_dist, type, batch, &work_bytes));
   }
 
-  cufftHandle forward_ = 0;
-  cufftHandle inverse_ = 0;
-  device_buffer<std::byte> work_;
+  /// A plan handle, destroyed with its owner, also when the owner's constructor throws after it.
+  class handle {
+   public:
+    handle() { LOOKBACK_CUFFT_TRY(cufftCreate(&plan_)); }
+    handle(const handle&) = delete;
+    handle& operator=(const handle&) = delete;
+    ~handle() { (void)cufftDestroy(plan_); }  // a destructor has no one to report to
+    operator cufftHandle() const noexcept { return plan_; }
+
+   private:
+    cufftHandle plan_ = 0;
+  };
+
+  device_buffer<std::byte> work_;  // declared first, so that the plans go before their work area
+  handle forward_;
+  handle inverse_;
 };
 
 }  // namespace lookback::fir

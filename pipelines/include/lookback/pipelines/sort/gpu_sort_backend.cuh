@@ -292,6 +292,7 @@ class gpu_sort_backend {
     }
     if (loader.joinable()) loader.join();
     if (storer.joinable()) storer.join();
+    // Whatever is still enqueued must finish before the buffers go (after a success nothing is).
     (void)cudaStreamSynchronize(copy_in);
     (void)cudaStreamSynchronize(compute);
     (void)cudaStreamSynchronize(copy_out);

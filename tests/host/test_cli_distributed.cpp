@@ -85,7 +85,6 @@ class CliDistributedTest : public CliTest {
     write_input(name, array_of(v));
   }
 
-  /// `command` with OUT (and OUT2) replaced by the outputs `tag` names.
   /// `command` with its OUT and OUT2 placeholders naming TAG.npy and TAG_values.npy, each first written
   /// stale so that a run that writes nothing shows.
   std::vector<std::string> with_outputs(std::vector<std::string> command, const std::string& tag) const {

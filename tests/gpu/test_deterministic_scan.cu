@@ -101,12 +101,16 @@ T gpu_reduce_with_policy(const std::vector<T>& input, Op op, std::optional<T> in
 }
 
 template <class T, class Op>
-T gpu_reduce(const std::vector<T>& input, Op op, T init, const cuda_stream& stream) {
-  const auto d_in = to_device(input, stream);
+T gpu_reduce(const device_buffer<T>& d_in, Op op, T init, const cuda_stream& stream) {
   device_buffer<T> d_out(1, stream);
   d_out.fill_bytes(poison_byte);
-  reduce(deterministic, d_in.data(), d_out.data(), static_cast<std::int64_t>(input.size()), op, init, stream.get());
+  reduce(deterministic, d_in.data(), d_out.data(), static_cast<std::int64_t>(d_in.size()), op, init, stream.get());
   return to_host(d_out).front();
+}
+
+template <class T, class Op>
+T gpu_reduce(const std::vector<T>& input, Op op, T init, const cuda_stream& stream) {
+  return gpu_reduce(to_device(input, stream), op, init, stream);
 }
 
 template <class T, class Op>
@@ -533,7 +537,7 @@ void check_public_calls_against_cpu(std::int64_t n, const cuda_stream& stream) {
   poison(d_out);
   inclusive_scan(deterministic, d_in.data(), d_out.data(), sum{}, n, stream.get());
   EXPECT_EQ(first_difference(to_host(d_out), cpu_scan(input, sum{}, std::optional<T>())), -1) << "inclusive";
-  const T reduced = gpu_reduce(input, sum{}, init, stream);
+  const T reduced = gpu_reduce(d_in, sum{}, init, stream);  // the array already uploaded
   const T expected = *cpu::deterministic_scan<T>(input.data(), nullptr, n, sum{}, init, true);
   EXPECT_TRUE(same_bits(reduced, expected)) << "reduce: " << reduced << ", CPU " << expected;
 }

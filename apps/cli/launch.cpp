@@ -4,6 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/failure.hpp"
 #include "cli/mpi_session.hpp"
+#include "typed/gpu_probe.hpp"
 
 #include <lookback/distributed/rank_threads.hpp>
 #include <lookback/primitives/error.cuh>
@@ -35,15 +36,6 @@ struct launch::local_rank {
 namespace {
 
 std::string gpu_count_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
-
-int gpus_present() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // a machine without a driver: no GPUs, not a sticky error
-    return 0;
-  }
-  return n;
-}
 
 /// Where a rank of an MPI launch runs: its host (a hash of the name), local rank, the GPUs it sees, and
 /// the UUID of the one it took.
@@ -127,7 +119,7 @@ launch::launch(const launch_options& options, backend b) : backend_(b) {
 #if !defined(LOOKBACK_HAVE_NCCL)
     throw cli_error(exit_code::unavailable, "--gpus: this lookback was built without NCCL");
 #endif
-    const int present = gpus_present();
+    const int present = typed::usable_gpu_count();
     ranks_ = parse_gpu_count(options.gpus, present);
     if (ranks_ > present)
       throw cli_error(exit_code::unavailable, "--gpus " + options.gpus + ": this machine has " + gpu_count_text(present));
@@ -216,7 +208,7 @@ void launch::ready(const std::string& command, const std::vector<std::string>& w
   agreed(session_control(), [&] {
         if (backend_ == backend::cpu) return;
         const mpi_rank_info& me = *mpi_session();
-        const int present = gpus_present();
+        const int present = typed::usable_gpu_count();
         if (present == 0)
           throw cli_error(exit_code::unavailable, "local rank " + std::to_string(me.local_rank) + " on " + me.host +
                                                       " has no GPU of its own (it sees none): use --backend cpu");

@@ -4,14 +4,29 @@
 
 namespace lookback::typed {
 
-std::optional<std::string> gpu_unavailable_reason() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+namespace {
+struct device_count {
+  int n = 0;
+  cudaError_t error = cudaSuccess;
+};
+
+device_count count_devices() {
+  device_count c;
+  c.error = cudaGetDeviceCount(&c.n);
+  if (c.error != cudaSuccess) {
+    (void)cudaGetLastError();  // a machine without a driver: no GPUs, not a sticky error
+    c.n = 0;
   }
-  if (count == 0) return std::string("no CUDA device found");
+  return c;
+}
+}  // namespace
+
+int usable_gpu_count() { return count_devices().n; }
+
+std::optional<std::string> gpu_unavailable_reason() {
+  const device_count c = count_devices();
+  if (c.error != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(c.error);
+  if (c.n == 0) return std::string("no CUDA device found");
   return std::nullopt;
 }
 

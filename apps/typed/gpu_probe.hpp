@@ -5,6 +5,9 @@
 
 namespace lookback::typed {
 
+/// How many CUDA devices this process sees; 0 where there is no driver.
+int usable_gpu_count();
+
 /// nullopt when a device is usable; otherwise one line saying why not.
 std::optional<std::string> gpu_unavailable_reason();
 

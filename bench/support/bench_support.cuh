@@ -64,6 +64,15 @@ struct output_check {
 namespace detail {
 /// The check of the benchmark now running (register_gpu_benchmark sets it around each run).
 inline thread_local output_check* running_check = nullptr;
+/// Sets running_check for one run and clears it however the run ends, so a row that throws leaves no
+/// later fail_on_difference outside a registered row reading its check.
+class running_check_scope {
+ public:
+  explicit running_check_scope(output_check* check) { running_check = check; }
+  ~running_check_scope() { running_check = nullptr; }
+  running_check_scope(const running_check_scope&) = delete;
+  running_check_scope& operator=(const running_check_scope&) = delete;
+};
 }  // namespace detail
 
 /// After a lookback row is timed, its output against a reference's (CUB's of the same call, made
@@ -96,15 +105,16 @@ std::string bench_name(const char* op, const char* impl, io::dtype type, std::in
 /// as aggregates so the table reads the median. Each repetition runs until 30 ms of GPU time. At 0.1 s,
 /// issue 18's and 19's rows took about 2 s a benchmark and more than two 10-minute calls on an H100
 /// (50426c2): a 2^20 row makes some 15,000 calls a repetition, each with the host's hold, launch and
-/// event wait. 30 ms still gives the slowest row (2^27 uint64 pairs, 16 ms a sort) two calls a repetition.
+/// event wait. At 30 ms every row of both issues took 274 s (bench/results/h100-owed-run-55092a8.md), its
+/// times within 4% of 0.1 s's but one, and the slowest row (2^27 uint64 pairs, 16 ms a sort) still
+/// makes two calls a repetition.
 template <class Fn>
 void register_gpu_benchmark(const std::string& name, Fn&& fn) {
   auto check = std::make_shared<output_check>();
   benchmark::RegisterBenchmark(name.c_str(),
                                [check, fn = std::forward<Fn>(fn)](benchmark::State& state) mutable {
-                                 detail::running_check = check.get();
+                                 const detail::running_check_scope scope(check.get());
                                  fn(state);
-                                 detail::running_check = nullptr;
                                })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)

@@ -3,7 +3,6 @@
 // captures its exit code, stdout and stderr, and checks the error contract (one line, the documented
 // exit code, nothing created or changed). Each subcommand's tests include it.
 
-#include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -37,6 +36,7 @@
 #include "io/array.hpp"
 #include "io/dtype.hpp"
 #include "io/npy.hpp"
+#include "typed/gpu_probe.hpp"
 
 
 namespace lookback_test_cli {
@@ -156,14 +156,7 @@ inline bool contains(const std::string& text, const std::string& fragment) { ret
 
 // The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
 /// Whether this machine has a CUDA device (the GPU tests skip without one).
-inline bool gpu_present() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // no driver: no GPUs, not a sticky error
-    return false;
-  }
-  return n > 0;
-}
+inline bool gpu_present() { return lookback::typed::usable_gpu_count() > 0; }
 
 inline void expect_one_error_line(const run_result& r, const std::string& prefix, const std::string& fragment) {
   const bool one_line = std::count(r.err.begin(), r.err.end(), '\n') == 1 && r.err.back() == '\n';

@@ -55,4 +55,32 @@ std::vector<T> quick_random_values(std::int64_t n, std::mt19937_64& rng, Make ma
   return values;
 }
 
+/// The keys of the uint16 sorts past 2^31 items, and how many of each value there are (the sorted keys
+/// are each value repeated its count). No key equals `poison`: such a case runs once, so an item the
+/// sort never wrote must show.
+struct uint16_keys {
+  std::vector<std::uint16_t> keys;
+  std::vector<std::int64_t> counts;
+};
+
+inline uint16_keys uint16_keys_except(std::int64_t n, std::uint16_t poison, std::mt19937_64& rng) {
+  uint16_keys drawn;
+  drawn.keys = quick_random_values<std::uint16_t>(n, rng, [poison](std::uint32_t word) {
+    const auto k = static_cast<std::uint16_t>(word % 65535u);
+    return static_cast<std::uint16_t>(k >= poison ? k + 1 : k);
+  });
+  drawn.counts.assign(65536, 0);
+  for (const std::uint16_t k : drawn.keys) ++drawn.counts[k];
+  return drawn;
+}
+
+/// The first item of `sorted` that is not each value repeated its count in `counts`; -1 when none.
+inline std::int64_t first_unsorted_item(const std::uint16_t* sorted, const std::vector<std::int64_t>& counts) {
+  std::int64_t at = 0;
+  for (std::size_t value = 0; value < counts.size(); ++value)
+    for (std::int64_t c = 0; c < counts[value]; ++c, ++at)
+      if (sorted[at] != value) return at;
+  return -1;
+}
+
 }  // namespace lookback::test

@@ -115,7 +115,8 @@ TYPED_TEST(fir_fft, auto_picks_a_method_either_side_of_the_switch) {
     else
       fir_filter(d_x.data(), d_method.data(), n, h.data(), taps, stream.get());
     const std::vector<T> by_method = to_host(d_method);
-    EXPECT_EQ(std::memcmp(by_method.data(), got.data(), got.size() * sizeof(T)), 0) << "taps=" << taps << ": not the bits of " << (fft ? "overlap-save" : "the direct filter");
+    EXPECT_EQ(std::memcmp(by_method.data(), got.data(), got.size() * sizeof(T)), 0)
+        << "taps=" << taps << ": not the bits of " << (fft ? "overlap-save" : "the direct filter");
     if (this->HasFailure()) return;
   }
   EXPECT_THROW(overlap_save_filter<T>(nullptr, 0, 10), std::invalid_argument);

@@ -38,7 +38,6 @@
 #include "io/npy.hpp"
 #include "typed/gpu_probe.hpp"
 
-
 namespace lookback_test_cli {
 
 namespace fs = std::filesystem;
@@ -154,10 +153,10 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 
 inline bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
-// The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
 /// Whether this machine has a CUDA device (the GPU tests skip without one).
 inline bool gpu_present() { return lookback::typed::usable_gpu_count() > 0; }
 
+// The error contract: a single newline-terminated line, "lookback <command>: ...", naming what went wrong.
 inline void expect_one_error_line(const run_result& r, const std::string& prefix, const std::string& fragment) {
   const bool one_line = std::count(r.err.begin(), r.err.end(), '\n') == 1 && r.err.back() == '\n';
   EXPECT_TRUE(one_line) << "stderr must be exactly one line\n" << r;

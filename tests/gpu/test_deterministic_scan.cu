@@ -173,6 +173,7 @@ TEST_F(deterministic_scan, every_tile_policy_gives_the_same_bits) {
     const auto input = wide_values<float>(n, rng);
     for (const std::optional<float> init : {std::optional<float>(0.25f), std::optional<float>()}) {
       const auto reference = gpu_scan<policy::deterministic_scan<float>>(input, sum{}, init, stream);
+      EXPECT_EQ(first_difference(reference, cpu_scan(input, sum{}, init)), -1) << "n=" << n;
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<1, 0>>(input, sum{}, init, stream)));
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<2, 1100>>(input, sum{}, init, stream)));
       EXPECT_TRUE(same_bits(reference, gpu_scan<policy::deterministic_scan_config<4, 500>>(input, sum{}, init, stream)));
@@ -311,7 +312,7 @@ TEST_F(deterministic_scan, the_look_ahead_pipeline_with_few_blocks_and_carried_t
     for (const int blocks : {1, 2, 3}) {
       device_buffer<float> d_out(input.size(), stream);
       d_out.fill_bytes(poison_byte);
-      auto d_carry = to_device(std::vector<float>{start, 0.0f}, stream);
+      auto d_carry = to_device(std::vector<float>{start, poisoned_element<float>()}, stream);
       device_buffer<std::byte> d_temp(detail::deterministic_scan_layout<pipelined_tiny, float>(n).total(),
                                       stream);
       detail::deterministic_scan_lookahead<pipelined_tiny, true>(
@@ -359,7 +360,8 @@ TEST_F(deterministic_scan, chunks_at_window_multiples_give_the_bits_of_one_scan)
   const auto d_in = to_device(input, stream);
   device_buffer<double> d_out(input.size(), stream);
   d_out.fill_bytes(poison_byte);
-  auto d_carry = to_device(std::vector<double>{2.0, 0.0, 0.0}, stream);
+  // The totals' slots poisoned: the first call's total is the second's start.
+  auto d_carry = to_device(std::vector<double>{2.0, poisoned_element<double>(), poisoned_element<double>()}, stream);
   exclusive_scan(deterministic, d_in.data(), d_out.data(), carried<double>{d_carry.data(), d_carry.data() + 1}, sum{},
                  split, stream.get());
   exclusive_scan(deterministic, d_in.data() + split, d_out.data() + split,

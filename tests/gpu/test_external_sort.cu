@@ -2,8 +2,8 @@
 // that force one, two and many buckets, skewed keys that split a bucket again, keys equal on every bit
 // copied through, spills into the output, host memory and a file; every key type, pairs of 4- and
 // 8-byte values, both directions, bit ranges, NaNs and signed zeros: bit for bit the CPU reference's
-// stable order (itself checked against CUB's in test_radix_sort). More than 2^32 keys: DISABLED_, run
-// in the bundle's huge step.
+// stable order (typed::sort_cpu: a stable sort by the keys' ordered bits, the order test_radix_sort
+// holds CUB and the in-memory sort to). More than 2^32 keys: DISABLED_, run in the bundle's huge step.
 #include "support/gpu_test.hpp"
 #include "support/opaque_io.hpp"
 #include "support/random_values.hpp"

@@ -662,10 +662,12 @@ void check_range_histogram(const std::vector<histogram::level_t<Sample>>& levels
 /// Equal and irregular levels, one bin to 65536 (the global path), sizes to 2^20 + 7 for one case.
 template <class Sample, class Counter>
 void check_range_histograms(histogram::level_t<Sample> first, histogram::level_t<Sample> unit, std::uint64_t salt) {
+  const std::int64_t trip = block_trip(io::dtype_of<Sample>());
   for (const int bins : {1, 7, 256, 1000, 65536})
     for (const bool irregular : {false, true})
       for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
-                                   std::int64_t{1000}, std::int64_t{100003}, (std::int64_t{1} << 20) + 7}) {
+                                   std::int64_t{1000}, trip - 1, trip, trip + 1, std::int64_t{100003},
+                                   (std::int64_t{1} << 20) + 7}) {
         if (n > max_test_size() || (n > 100003 && (bins != 256 || irregular))) continue;
         auto rng = make_rng(salt + static_cast<std::uint64_t>(bins) * 31 + irregular * 7 + static_cast<std::uint64_t>(n));
         const auto levels = make_levels<Sample>(first, unit, bins, irregular, rng);

@@ -272,8 +272,8 @@ void check_pairs_are_stable(const char* what) {
   const std::int64_t tile = p::small::onesweep::tile_items;
   const std::int64_t past_small = whole_large_tiles_past(p::small_max_items, p::large::onesweep::tile_items) + 1;
   constexpr int bits = 8 * sizeof(Key);
-  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{33}, tile + 1, 3 * tile - 1,
-                               std::int64_t{100003}, past_small})
+  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
+                               tile - 1, tile, tile + 1, 3 * tile - 1, std::int64_t{100003}, past_small})
     for (const keys_shape s : {keys_shape::uniform, keys_shape::few_distinct, keys_shape::all_equal})
       for (const bool descending : {false, true}) {
         if (n > max_test_size()) continue;

@@ -145,6 +145,19 @@ void expect_output(const std::vector<T>& expected, std::int64_t expected_count, 
   }
 }
 
+/// A compaction's output read back whole, with its count, for expect_output: `out` from slot `first`
+/// on; the slots before it must still hold the poison (poison_byte, as the count was filled with).
+template <class T>
+run_result<T> read_back(const device_buffer<T>& d_out, std::size_t first, const device_buffer<std::int64_t>& d_count,
+                        cudaStream_t stream) {
+  auto out = to_host(d_out);
+  const std::vector<unsigned char> poison(sizeof(T), static_cast<unsigned char>(poison_byte));
+  for (std::size_t i = 0; i < first; ++i)
+    EXPECT_EQ(std::memcmp(&out[i], poison.data(), sizeof(T)), 0) << "slot " << i << ", before the output, written";
+  out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(first));
+  return {std::move(out), selected_count(d_count.data(), stream), poison_byte};
+}
+
 /// With the pipelined kernel (select/select_lookahead_kernel.cuh) and Policy's tiles, at most
 /// `max_blocks` blocks when positive; temporary storage poisoned. n > 0.
 template <class Policy, class T>
@@ -275,15 +288,13 @@ TEST_F(select_api, unaligned_input_flags_and_output) {
   device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n) + 1, stream);
   device_buffer<std::int64_t> d_count(1, stream);
   d_out.fill_bytes(poison_byte);
+  d_count.fill_bytes(poison_byte);
   select_flagged(d_in.data() + 1, d_flags.data() + 1, d_out.data() + 1, d_count.data(), n, stream.get());
   std::vector<std::uint32_t> expected;
   for (std::int64_t i = 1; i <= n; ++i)
     if (flags[static_cast<std::size_t>(i)]) expected.push_back(in[static_cast<std::size_t>(i)]);
-  ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size()));
-  auto got = to_host(d_out);
-  got.erase(got.begin());
-  got.resize(expected.size());
-  EXPECT_EQ(got, expected);
+  expect_output(expected, static_cast<std::int64_t>(expected.size()), read_back(d_out, 1, d_count, stream.get()), "ours",
+                mode::flagged, "unaligned");
 }
 
 /// select_flagged with flags of type Flag over values of T, 50% kept, every nonzero flag a single bit
@@ -348,6 +359,7 @@ TEST_F(select_api, temporary_storage_at_any_address) {
       device_buffer<std::uint64_t> d_out(in.size(), stream);
       device_buffer<std::int64_t> d_count(1, stream);
       d_out.fill_bytes(poison_byte);
+      d_count.fill_bytes(poison_byte);
       std::size_t bytes = 0;
       select_if(nullptr, bytes, d_in.data(), d_out.data(), d_count.data(), n, keep_below<std::uint64_t>{50}, stream.get());
       device_buffer<unsigned char> d_temp(bytes + offset, stream);
@@ -357,11 +369,8 @@ TEST_F(select_api, temporary_storage_at_any_address) {
       std::vector<std::uint8_t> keep(in.size());
       for (std::size_t i = 0; i < in.size(); ++i) keep[i] = keep_below<std::uint64_t>{50}(in[i]);
       const auto expected = expected_output(in, keep, mode::select_if);
-      ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size()))
-          << "n=" << n << " offset " << offset;
-      auto got = to_host(d_out);
-      got.resize(expected.size());
-      EXPECT_EQ(got, expected) << "n=" << n << " offset " << offset;
+      expect_output(expected, static_cast<std::int64_t>(expected.size()), read_back(d_out, 0, d_count, stream.get()),
+                    "ours", mode::select_if, "n=" + std::to_string(n) + " offset " + std::to_string(offset));
     }
 }
 
@@ -496,8 +505,8 @@ template <class Policy, class T>
 void check_pipelined(std::uint64_t salt) {
   constexpr std::int64_t tile = Policy::tile_items;
   for (const int max_blocks : {1, 3, 0})
-    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{5}, std::int64_t{31}, std::int64_t{33},
-                                 tile - 1, tile, tile + 1, 2 * tile + 3, 9 * tile + 5, std::int64_t{100003},
+    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{5}, std::int64_t{31}, std::int64_t{32},
+                                 std::int64_t{33}, tile - 1, tile, tile + 1, 2 * tile + 3, 9 * tile + 5, std::int64_t{100003},
                                  (std::int64_t{1} << 20) + 17}) {
       if (n > max_test_size() || (max_blocks == 1 && n > 100003)) continue;
       for (const mode m : {mode::select_if, mode::flagged, mode::partition})
@@ -570,14 +579,13 @@ TEST_F(select_lookahead, unaligned_flags_take_the_look_back_kernel) {
   device_buffer<std::uint32_t> d_out(static_cast<std::size_t>(n), stream);
   device_buffer<std::int64_t> d_count(1, stream);
   d_out.fill_bytes(poison_byte);
+  d_count.fill_bytes(poison_byte);
   select_flagged(d_in.data(), d_flags.data() + 1, d_out.data(), d_count.data(), n, stream.get());
   std::vector<std::uint32_t> expected;
   for (std::int64_t i = 0; i < n; ++i)
     if (flags[static_cast<std::size_t>(i + 1)]) expected.push_back(in[static_cast<std::size_t>(i)]);
-  ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size()));
-  auto got = to_host(d_out);
-  got.resize(expected.size());
-  EXPECT_EQ(got, expected);
+  expect_output(expected, static_cast<std::int64_t>(expected.size()), read_back(d_out, 0, d_count, stream.get()), "ours",
+                mode::flagged, "flags one byte past alignment");
 }
 
 // No gpu_test fixture: the arrays are checked before any CUDA call, so these run without a GPU too.
@@ -649,13 +657,13 @@ TEST_F(select_api, the_predicate_sees_only_real_items) {
     const mode m = partitioned ? mode::partition : mode::select_if;
     records_zero pred{d_seen.data()};
     d_out.fill_bytes(poison_byte);
+    d_count.fill_bytes(poison_byte);
     if (partitioned)
       partition(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
     else
       select_if(d_in.data(), d_out.data(), d_count.data(), n, pred, stream.get());
-    expect_output(expected_output(in, keep, m), n / 3,
-                  run_result<std::uint64_t>{to_host(d_out), selected_count(d_count.data(), stream.get()), poison_byte},
-                  "ours", m, mode_name(m));
+    expect_output(expected_output(in, keep, m), n / 3, read_back(d_out, 0, d_count, stream.get()), "ours", m,
+                  mode_name(m));
   }
   EXPECT_EQ(to_host(d_seen).front(), 0u) << "the predicate saw a slot past the end";
 }
@@ -684,12 +692,21 @@ TEST_F(select_api, items_aligned_below_their_size_at_any_output_address) {
   for (const int shift : {0, 1}) {  // the output 4 bytes past an 8-byte boundary, or not
     auto* d_out = reinterpret_cast<pair32*>(d_words.data() + shift);
     d_words.fill_bytes(poison_byte);
+    d_count.fill_bytes(poison_byte);
     select_if(d_in.data(), d_out, d_count.data(), n, odd_key{}, stream.get());
     ASSERT_EQ(selected_count(d_count.data(), stream.get()), static_cast<std::int64_t>(expected.size())) << shift;
     const std::vector<std::int32_t> words = to_host(d_words);
     std::vector<pair32> got(expected.size());
     std::memcpy(got.data(), words.data() + shift, got.size() * sizeof(pair32));
     EXPECT_TRUE(got == expected) << "output shifted by " << shift << " words";
+    // Every word outside the kept items' still holds the poison.
+    const auto poison = poisoned_element<std::int32_t>();
+    const std::size_t kept_end = static_cast<std::size_t>(shift) + 2 * expected.size();
+    for (std::size_t w = 0; w < words.size(); ++w)
+      if ((w < static_cast<std::size_t>(shift) || w >= kept_end) && words[w] != poison) {
+        ADD_FAILURE() << "output shifted by " << shift << " words: word " << w << " written, outside the kept items";
+        break;
+      }
   }
 }
 

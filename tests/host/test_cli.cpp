@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/cli_harness.hpp"
+#include "support/run_seed.hpp"
 
 #include <sys/stat.h>
 
@@ -1639,8 +1640,9 @@ TEST_F(CliBackendTest, HistogramOnTheGpuMatchesTheCpu) {
   const bool gpu = gpu_usable();
   // Multiples of 1/800 in [-1.25, 1.25]: some outside the range, none within rounding of a bin edge
   // of 256 bins over [-1, 1) (a scale of 128), so CUB and ours agree exactly.
+  auto rng = lookback::test::make_rng(1637);
   std::vector<float> samples;
-  for (int i = 0; i < 20000; ++i) samples.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 800.f);
+  for (int i = 0; i < 20000; ++i) samples.push_back(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 800.f);
   write_input("samples.npy", array_of(samples));
   const std::vector<std::string> common{"histogram", "-i", arg("samples.npy"), "--bins", "256", "--range=-1:1",
                                         "--query", "0:255", "--query", "10:20"};
@@ -1676,8 +1678,9 @@ TEST_F(CliBackendTest, CompactOnTheGpuMatchesTheCpu) {
   std::vector<float> values;
   std::vector<std::int16_t> flags;
   std::size_t positives = 0, flagged = 0;
+  auto rng = lookback::test::make_rng(1677);
   for (int i = 0; i < 100003; ++i) {  // many tiles, the last one partial
-    values.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 8.f);
+    values.push_back(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 8.f);
     flags.push_back(i % 3 == 0 ? 0 : 256);
     positives += values.back() > 0.5f;
     flagged += flags.back() != 0;
@@ -1724,8 +1727,9 @@ TEST_F(CliBackendTest, SortOnTheGpuMatchesTheCpu) {
   std::vector<float> keys;
   std::vector<std::uint32_t> narrow;
   std::vector<double> wide;
+  auto rng = lookback::test::make_rng(1725);
   for (int i = 0; i < 100003; ++i) {  // many tiles, the last one partial, and many equal keys
-    keys.push_back(static_cast<float>((i * 7919) % 2001 - 1000) / 8.f);
+    keys.push_back(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 8.f);
     narrow.push_back(static_cast<std::uint32_t>(i));
     wide.push_back(-i * 0.5);
   }

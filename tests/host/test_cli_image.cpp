@@ -3,12 +3,15 @@
 // documented exit code, nothing created or changed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "io/npy.hpp"
 #include "io/pgm.hpp"
 #include "io/png.hpp"
 #include "support/cli_harness.hpp"
 #include "support/image_bytes.hpp"
+#include "support/run_seed.hpp"
 
 namespace {
 
@@ -373,6 +376,32 @@ TEST_F(CliImage, ImagesPastTheLibrarysSideAreRefusedBeforeTheirDataIsRead) {
   }
 }
 
+/// Two float arrays of one shape, equal within 1e-4 of the larger magnitudes' scale (float32 sums of up to
+/// 81 taps over 16-bit pixels round far below it; a stale or unwritten file is far outside it).
+void expect_close_arrays(const host_array& want, const host_array& got) {
+  ASSERT_EQ(want.type, got.type);
+  ASSERT_EQ(want.shape, got.shape);
+  const auto as_doubles = [](const host_array& a) {
+    std::vector<double> v;
+    if (a.type == lookback::io::dtype::float32)
+      for (const float x : elements<float>(a)) v.push_back(x);
+    else if (a.type == lookback::io::dtype::float64)
+      v = elements<double>(a);
+    else
+      ADD_FAILURE() << "an output of dtype " << lookback::io::dtype_name(a.type) << ", where float was expected";
+    return v;
+  };
+  const std::vector<double> w = as_doubles(want), g = as_doubles(got);
+  ASSERT_EQ(w.size(), g.size());
+  double scale = 1;
+  for (const double x : w) scale = std::max(scale, std::fabs(x));
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (!(std::fabs(w[i] - g[i]) <= 1e-4 * scale)) {
+      ADD_FAILURE() << "element " << i << ": CPU " << w[i] << ", GPU " << g[i] << " (scale " << scale << ")";
+      return;
+    }
+}
+
 // The image commands' GPU backend and --verify against the CPU backend, on the inputs each path takes
 // (8-bit grey, 16-bit grey, 8-bit RGB, float32): sides that are not multiples of any tile, a mask
 // wider than the blocked kernels take. Integer tables and box means of integer images are exact on
@@ -380,8 +409,8 @@ TEST_F(CliImage, ImagesPastTheLibrarysSideAreRefusedBeforeTheirDataIsRead) {
 // refused.
 TEST_F(CliImage, TheGpuBackendAndVerifyAgreeWithTheCpuOnEveryInputKind) {
   const int height = 67, width = 301;
-  std::uint32_t state = 2024u;
-  const auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 16; };
+  auto rng = lookback::test::make_rng(2024);
+  const auto next = [&] { return static_cast<std::uint32_t>(rng() >> 16); };
   std::vector<std::string> grey_rows, rgb_rows;
   std::string deep;
   std::vector<float> floats;
@@ -424,12 +453,17 @@ TEST_F(CliImage, TheGpuBackendAndVerifyAgreeWithTheCpuOnEveryInputKind) {
       std::vector<std::string> cpu = args, gpu = args;
       cpu.insert(cpu.end(), {"-o", arg("cpu.npy"), "--backend", "cpu"});
       gpu.insert(gpu.end(), {"-o", arg("gpu.npy"), "--backend", "gpu", "--verify"});
+      // Different stale contents in each: a run that leaves its output unwritten cannot pass.
+      write_file(path("cpu.npy"), "stale cpu");
+      write_file(path("gpu.npy"), "stale gpu");
       const run_result on_cpu = run(cpu), on_gpu = run(gpu);
       ASSERT_EQ(on_cpu.exit_code, ex_ok) << on_cpu;
       ASSERT_EQ(on_gpu.exit_code, ex_ok) << on_gpu;
       EXPECT_TRUE(contains(on_gpu.out, "matches the CPU reference")) << on_gpu;
       if (c.exact_on_integers && input != "floats.npy")
         EXPECT_EQ(read_file(path("gpu.npy")), read_file(path("cpu.npy")));
+      else
+        expect_close_arrays(lookback::io::read_npy(path("cpu.npy")), lookback::io::read_npy(path("gpu.npy")));
     }
   }
 }

@@ -53,6 +53,9 @@ TEST_F(CliStreamingTest, EveryArrayCommandStreamedEqualsTheOneChunkRun) {
       std::replace(args.begin(), args.end(), std::string("OUT.npy"), arg(name));
       return args;
     };
+    // Different stale contents in each: a run that leaves its output unwritten cannot pass.
+    write_file(path("whole.npy"), "stale whole");
+    write_file(path("streamed.npy"), "stale streamed");
     const run_result whole = run_ok(with_output("whole.npy"));
     std::vector<std::string> streamed_args = with_output("streamed.npy");
     streamed_args.insert(streamed_args.end(), {"--host-memory-limit", "256KiB"});

@@ -16,6 +16,7 @@
 #include "io/pgm.hpp"
 #include "io/png.hpp"
 #include "support/image_bytes.hpp"
+#include "support/run_seed.hpp"
 
 namespace fs = std::filesystem;
 using namespace lookback::io;
@@ -98,8 +99,8 @@ TEST_F(ImageIo, PngWriterAndReaderTakeRowsPast2Pow24Pixels) {
   // libpng's default limit of a million pixels a side guards readers; here both sides take the
   // format's (the reader had refused past 2^24 what the writer wrote: "Invalid IHDR data").
   std::vector<std::uint8_t> samples((1 << 24) + 1);
-  std::uint32_t state = 12345u;  // incompressible, so the reader's guard against inflation stays quiet
-  for (auto& x : samples) x = static_cast<std::uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
+  auto rng = lookback::test::make_rng(12345);  // incompressible, so the reader's guard against inflation stays quiet
+  for (auto& x : samples) x = static_cast<std::uint8_t>(rng() >> 56);
   const host_array wide = image_of<std::uint8_t>({1, (1 << 24) + 1}, samples);
   const fs::path p = written("wide.png", [&](atomic_output_file& out) { write_png(out, wide); });
   const host_array back = read_png(p);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,14 @@ inline constexpr std::int64_t cub_single_tile_sort_items = 4864;
 
 /// The byte every GPU output is filled with before a run, so unwritten elements show.
 inline constexpr int poison_byte = 0xAB;
+
+/// An element whose every byte is `byte`: what an element of an output filled with it holds until written.
+template <class T>
+T poisoned_element(int byte = poison_byte) {
+  T x;
+  std::memset(&x, byte, sizeof(T));
+  return x;
+}
 
 /// The poison of an output checked within a tolerance: NaN for floating-point elements, which passes
 /// none (poison_byte's float is about -1.2e-12, its double -1e-98, within a tolerance of an output near

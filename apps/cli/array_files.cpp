@@ -8,7 +8,9 @@
 #include "io/raw.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include <fcntl.h>
@@ -55,7 +57,7 @@ array_file::array_file(const std::filesystem::path& p, const std::string& raw_dt
     shape = {io::raw_item_count(path, type)};
   }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw io::io_error(io::error_kind::no_input, path, "cannot open for reading");
+  if (fd_ < 0) throw io::io_error(io::error_kind::no_input, path, std::string("cannot open for reading: ") + std::strerror(errno));
 }
 
 array_file::~array_file() {

@@ -17,7 +17,9 @@ void add_common_options(po::options_description& desc, common_options& common) {
       ("help,h", "show this help")
       ("backend", po::value(&common.backend)->default_value("auto"), "auto | gpu | cpu")
       ("verify", po::bool_switch(&common.verify), "also run the CUB equivalent on the GPU, compare, print both times")
-      ("dtype", po::value(&common.dtype), "element type of raw (non-.npy) input: int32, uint32, int64, uint64, float32, float64");
+      ("dtype", po::value(&common.dtype),
+       "element type of raw (non-.npy) input: int32, uint32, int64, uint64, float32, float64; sort keys and "
+       "histogram samples also uint8, uint16");
 }
 
 void add_memory_options(po::options_description& desc, memory_options& memory) {

@@ -10,7 +10,9 @@
 #include "io/npy.hpp"
 #include "typed/fir_design.hpp"
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -149,6 +151,13 @@ int fir_command(const args& a) {
   if (vm->count("block-frames") == 0) block_frames = default_block_frames(in.format().channels);
   const filter f = make_filter(kind, o, input, in.format().sample_rate);
   io::audio_format out_format = in.format();
+  // The output keeps the input's container: a name that says the other one would mislabel the file.
+  std::string suffix = std::filesystem::path(output).extension().string();
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool flac_out = out_format.container == io::audio_container::flac;
+  if ((suffix == ".wav" && flac_out) || (suffix == ".flac" && !flac_out))
+    throw cli_error(exit_code::usage, output + ": a " + suffix + " name for " + std::string(flac_out ? "FLAC" : "WAV") +
+                                          " output (the output keeps " + input + "'s container)");
   if (!format.empty()) {
     out_format.sample = io::sample_format::float32;
     if (!io::container_holds(out_format.container, out_format.sample))

@@ -292,7 +292,9 @@ std::string table_json(const table_context& c, const std::vector<row_result>& ro
 
 int ladder_command(const args& a) {
   std::string family_text, n_text, type_text, json_path, plot_path;
-  int mask = 0;
+  // Not a value anyone types, so that --mask 0 is refused rather than taken for the default.
+  constexpr int mask_not_given = std::numeric_limits<int>::min();
+  int mask = mask_not_given;
   po::options_description desc("ladder options");
   desc.add_options()
       ("help,h", "show this help")
@@ -340,7 +342,7 @@ int ladder_command(const args& a) {
   if (convolution) {
     const bool two_d = *family == typed::ladder_family::conv2d;
     const int largest = two_d ? ladder::max_ladder_mask_side : ladder::max_ladder_mask_taps;
-    if (mask == 0) mask = two_d ? 5 : 9;
+    if (mask == mask_not_given) mask = two_d ? 5 : 9;
     if (mask < 1 || mask % 2 == 0 || mask > largest)
       throw cli_error(exit_code::usage, "--mask must be odd, from 1 to " + std::to_string(largest) + ", not " +
                                             std::to_string(mask));
@@ -353,7 +355,7 @@ int ladder_command(const args& a) {
       problem.width = side;
       n = side * side;
     }
-  } else if (mask != 0) {
+  } else if (mask != mask_not_given) {
     throw cli_error(exit_code::usage, "--mask is for the convolution ladders");
   }
   std::optional<ladder_plotter> plotter;

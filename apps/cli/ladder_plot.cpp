@@ -56,8 +56,12 @@ class scratch_dir {
  public:
   explicit scratch_dir(std::initializer_list<const char*> entries) {
     std::string made;
-    if (io::create_registered((fs::temp_directory_path() / "lookback-plot-").string(), true, directory_, made) < 0)
-      throw cli_error(exit_code::cant_create, "cannot create a temporary directory for --plot: " + std::string(std::strerror(errno)));
+    std::error_code ec;
+    const fs::path temp = fs::temp_directory_path(ec);
+    if (ec) throw cli_error(exit_code::cant_create, "--plot: no temporary directory (TMPDIR): " + ec.message());
+    if (io::create_registered((temp / "lookback-plot-").string(), true, directory_, made) < 0)
+      throw cli_error(exit_code::cant_create, "--plot: cannot create a temporary directory in " + temp.string() + ": " +
+                                                  std::strerror(errno));
     path_ = made;
     guards_.reserve(entries.size());
     try {
@@ -93,7 +97,14 @@ std::string first_line_of(const fs::path& p) {
 }
 
 std::optional<std::string> find_script() {
-  if (const char* env = std::getenv("LOOKBACK_PLOT_SCRIPT")) return std::string(env);
+  if (const char* env = std::getenv("LOOKBACK_PLOT_SCRIPT")) {
+    // Named by the user: refused before any work, not after the whole ladder has run.
+    std::error_code ec;
+    if (!fs::is_regular_file(env, ec) || ::access(env, R_OK) != 0)
+      throw cli_error(exit_code::unavailable,
+                      std::string("--plot: LOOKBACK_PLOT_SCRIPT names ") + env + ", which is not a readable file");
+    return std::string(env);
+  }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

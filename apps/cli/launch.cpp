@@ -282,10 +282,16 @@ std::string launch::from_root(const std::string& text) {
   if (mode_ != mode::mpi) return text;
   struct message {
     char text[4096];
+    bool whole;
   };
   message mine{};
   std::strncpy(mine.text, text.c_str(), sizeof(mine.text) - 1);
+  mine.whole = text.size() < sizeof(mine.text);
   const std::vector<message> all = dist::allgather_host(session_control(), mine);
+  // Every rank refuses together: the root alone throwing would leave the others waiting on it.
+  if (!all[0].whole)
+    throw cli_error(exit_code::cant_create, "the root's output path is longer than the " +
+                                                std::to_string(sizeof(mine.text) - 1) + " bytes the ranks share");
   return std::string(all[0].text, strnlen(all[0].text, sizeof(all[0].text)));
 }
 

@@ -46,8 +46,9 @@ fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent
 fs::path resolved(const fs::path& p, std::error_code& ec) { return fs::weakly_canonical(fs::absolute(p, ec), ec); }
 
 // The signals whose default action ends the process, which would leave a temporary behind: Ctrl-C, a
-// kill, a closed terminal, Ctrl-\, and a write past the file-size limit.
-constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+// kill, a closed terminal, Ctrl-\, a write past the file-size limit, and a write into a pipe whose
+// reader has gone (the ladder's table into `| head` while its --json and --plot files are open).
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ, SIGPIPE};
 
 // Makes the rename itself durable.  Best effort: some filesystems refuse fsync on
 // directories, and the data is already safe by then.

@@ -1478,6 +1478,8 @@ TEST_F(CliTest, LadderUsageErrors) {
       {{"ladder", "conv1d", "--mask", "257"}, "--mask must be odd, from 1 to 255, not 257"},
       {{"ladder", "conv2d", "--mask", "17"}, "--mask must be odd, from 1 to 15, not 17"},
       {{"ladder", "conv2d", "--mask", "-3"}, "--mask must be odd, from 1 to 15, not -3"},
+      {{"ladder", "conv1d", "--mask", "0"}, "--mask must be odd, from 1 to 255, not 0"},
+      {{"ladder", "reduce", "--mask", "0"}, "--mask is for the convolution ladders"},
       {{"ladder", "conv1d", "--type", "int32"}, "--type must be float32 or float64 for the convolutions, not 'int32'"},
       {{"ladder", "reduce", "--mask", "3"}, "--mask is for the convolution ladders"},
       {{"ladder", "reduce", "scan"}, "positional"},
@@ -1563,6 +1565,33 @@ TEST_F(CliTest, LadderCtrlCRemovesThePlotsScratchFolder) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "the command ended before Ctrl-C (status " << status << ")";
   EXPECT_EQ(WTERMSIG(status), SIGINT);
   EXPECT_EQ(names_of(snapshot(dir_)), (std::set<std::string>{"tmp", "slow-python", "plot.py"}));
+}
+
+// A LOOKBACK_PLOT_SCRIPT that names no readable file, or a TMPDIR that does not exist, is refused
+// before any work, in one line naming it, GPU or not.
+TEST_F(CliTest, LadderRefusesAMissingPlotScriptOrTemporaryFolder) {
+  const struct {
+    const char* variable;
+    std::string value;
+    int exit_code;
+    std::string fragment;
+  } cases[] = {
+      {"LOOKBACK_PLOT_SCRIPT", arg("missing.py"), ex_unavailable,
+       "--plot: LOOKBACK_PLOT_SCRIPT names " + arg("missing.py") + ", which is not a readable file"},
+      {"TMPDIR", arg("no-such-folder"), ex_cantcreat, "--plot: no temporary directory (TMPDIR)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.variable);
+    const char* before = std::getenv(c.variable);
+    const std::optional<std::string> saved = before ? std::optional<std::string>(before) : std::nullopt;
+    ::setenv(c.variable, c.value.c_str(), 1);
+    const run_result r = run({"ladder", "scan", "--plot", arg("out.png")});
+    if (saved) ::setenv(c.variable, saved->c_str(), 1);
+    else ::unsetenv(c.variable);
+    EXPECT_EQ(r.exit_code, c.exit_code) << r;
+    expect_one_error_line(r, "lookback ladder: ", c.fragment);
+    EXPECT_FALSE(fs::exists(path("out.png")));
+  }
 }
 
 // A --json file that cannot be created fails before any work, GPU or not, and creates nothing.

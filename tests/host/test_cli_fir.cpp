@@ -284,13 +284,17 @@ std::string aiff_bytes() {
 std::vector<bad_run> bad_runs() {
   std::vector<bad_run> rows;
   // Each row runs once with no output file yet and once over an existing one.
+  // -i {tmp}/in.wav and -o {tmp}/out.wav unless the row names its own.
   const auto add = [&](const std::string& name, std::vector<std::string> args, std::vector<file_spec> files, int code,
                        const std::string& message) {
-    std::vector<std::string> with_io{"-o", "{tmp}/out.wav"};
-    if (std::find(args.begin(), args.end(), "-i") == args.end()) with_io.insert(with_io.begin(), {"-i", "{tmp}/in.wav"});
+    std::vector<std::string> with_io;
+    if (std::find(args.begin(), args.end(), "-i") == args.end()) with_io = {"-i", "{tmp}/in.wav"};
+    const auto o = std::find(args.begin(), args.end(), "-o");
+    const std::string output = o != args.end() && o + 1 != args.end() ? *(o + 1) : "{tmp}/out.wav";
+    if (o == args.end()) with_io.insert(with_io.end(), {"-o", output});
     args.insert(args.begin(), with_io.begin(), with_io.end());
     rows.push_back({"fir_" + name, "fir", args, files, code, message});
-    files.push_back(existing_output);
+    files.push_back(file(output.substr(std::string("{tmp}/").size()), existing_output.contents.value()));
     rows.push_back({"fir_" + name + "_over_existing_output", "fir", args, files, code, message});
   };
   const auto lowpass = std::vector<std::string>{"--lowpass", "1000"};
@@ -334,7 +338,7 @@ std::vector<bad_run> bad_runs() {
   std::vector<double> noise(30000);
   for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = std::sin(static_cast<double>(i * i % 7919)) * 0.5;
   const std::string flac = encoded({audio_container::flac, sample_format::pcm16, 44100, 1}, noise);
-  add("flac_cut_short", with_lowpass({"-i", "{tmp}/in.flac", "--block-frames", "1024"}),
+  add("flac_cut_short", with_lowpass({"-i", "{tmp}/in.flac", "-o", "{tmp}/out.flac", "--block-frames", "1024"}),
       {file("in.flac", flac.substr(0, flac.size() * 2 / 3))}, ex_dataerr, "{tmp}/in.flac: truncated or corrupt: read ");
 
   // Choosing the filter.
@@ -424,9 +428,15 @@ std::vector<bad_run> bad_runs() {
   // Other options.
   add("format_not_float", with_lowpass({"--format", "pcm16"}), {valid_wav}, ex_usage,
       "--format must be float (without it the output keeps the input's), not 'pcm16'");
-  add("format_float_for_flac", with_lowpass({"-i", "{tmp}/in.flac", "--format", "float"}),
+  add("format_float_for_flac", with_lowpass({"-i", "{tmp}/in.flac", "-o", "{tmp}/out.flac", "--format", "float"}),
       {file("in.flac", encoded({audio_container::flac, sample_format::pcm16, 8000, 1}, {0.25, -0.25}))}, ex_usage,
       "--format float: {tmp}/in.flac is FLAC, which holds integer samples only");
+  // The output keeps the input's container; a name that says the other is refused.
+  const file_spec flac_input = file("in.flac", encoded({audio_container::flac, sample_format::pcm16, 8000, 1}, {0.25, -0.25}));
+  add("wav_name_for_flac", with_lowpass({"-i", "{tmp}/in.flac"}), {flac_input}, ex_usage,
+      "{tmp}/out.wav: a .wav name for FLAC output (the output keeps {tmp}/in.flac's container)");
+  add("flac_name_for_wav", with_lowpass({"-o", "{tmp}/out.FLAC"}), {valid_wav}, ex_usage,
+      "{tmp}/out.FLAC: a .flac name for WAV output (the output keeps {tmp}/in.wav's container)");
   add("zero_block_frames", with_lowpass({"--block-frames", "0"}), {valid_wav}, ex_usage,
       "--block-frames must be between 1 and 16777216, not 0");
   add("too_many_block_frames", with_lowpass({"--block-frames", "16777217"}), {valid_wav}, ex_usage,

@@ -57,6 +57,12 @@ const bool registered = [] {
   register_policy<h4, onesweep_config<512, 24, 0, 2, true>, keys>("512x24", {24, 28});
   register_policy<h4, onesweep_config<256, 24, 0, 4, true>, keys>("256x24_4blocks", {24, 28});
   register_policy<h4, onesweep_config<384, 24, 0, 3, true>, keys>("384x24_3blocks", {24, 28});
+  // One block an SM of twice the tile (the same 24 warps an SM, half the tiles and look-backs, but no
+  // other block to run through a barrier), and 512 x 24 with the large keys' look-back window of 2.
+  register_policy<h4, onesweep_config<768, 32, 0, 1, true, 2>, keys>("768x32_1block", {24, 28});
+  register_policy<h4, onesweep_config<768, 24, 0, 1, true, 2>, keys>("768x24_1block", {24, 28});
+  register_policy<h4, onesweep_config<512, 24, 0, 2, true, 2>, keys>("512x24_window2", {24, 28});
+  register_policy<h4, onesweep_config<768, 24, 0, 1, false, 1>, u32>("768x24_1block", {24, 28});
   using large_keys = policy::radix_sort<u32, keys>::large::onesweep;
   register_policy<radix_histogram_config<256, 2, 16>, large_keys, keys>("large_h2", {28});
   register_policy<radix_histogram_config<256, 8, 16>, large_keys, keys>("large_h8", {28});

@@ -428,11 +428,10 @@ std::vector<bad_run> bad_runs() {
   // Other options.
   add("format_not_float", with_lowpass({"--format", "pcm16"}), {valid_wav}, ex_usage,
       "--format must be float (without it the output keeps the input's), not 'pcm16'");
-  add("format_float_for_flac", with_lowpass({"-i", "{tmp}/in.flac", "-o", "{tmp}/out.flac", "--format", "float"}),
-      {file("in.flac", encoded({audio_container::flac, sample_format::pcm16, 8000, 1}, {0.25, -0.25}))}, ex_usage,
-      "--format float: {tmp}/in.flac is FLAC, which holds integer samples only");
-  // The output keeps the input's container; a name that says the other is refused.
   const file_spec flac_input = file("in.flac", encoded({audio_container::flac, sample_format::pcm16, 8000, 1}, {0.25, -0.25}));
+  add("format_float_for_flac", with_lowpass({"-i", "{tmp}/in.flac", "-o", "{tmp}/out.flac", "--format", "float"}),
+      {flac_input}, ex_usage, "--format float: {tmp}/in.flac is FLAC, which holds integer samples only");
+  // The output keeps the input's container; a name that says the other is refused.
   add("wav_name_for_flac", with_lowpass({"-i", "{tmp}/in.flac"}), {flac_input}, ex_usage,
       "{tmp}/out.wav: a .wav name for FLAC output (the output keeps {tmp}/in.flac's container)");
   add("flac_name_for_wav", with_lowpass({"-o", "{tmp}/out.FLAC"}), {valid_wav}, ex_usage,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -29,8 +30,10 @@ class device_buffer {
   }
   ~device_buffer() {
     if (data_ == nullptr) return;
-    // A destructor cannot throw; a failed free means the context is already broken, so say so.
-    if (cudaError_t e = cudaFreeAsync(data_, stream_); e != cudaSuccess)
+    // A destructor cannot throw; a failed free means the context is already broken, so say so, unless an
+    // exception is on its way out: it already tells of the broken context, and every buffer it unwinds
+    // would add a line to its one.
+    if (cudaError_t e = cudaFreeAsync(data_, stream_); e != cudaSuccess && std::uncaught_exceptions() == 0)
       std::fprintf(stderr, "lookback: cudaFreeAsync failed in ~device_buffer: %s\n", cudaGetErrorString(e));
   }
 

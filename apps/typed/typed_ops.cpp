@@ -52,20 +52,6 @@ scalar make_scalar(T value) {
   return s;
 }
 
-/// Integer arithmetic wraps modulo 2^bits, as it does on the GPU; signed overflow would be undefined
-/// in C++, so signed sums run in the unsigned type of the same width.
-template <class T, class Op>
-struct wrapping {
-  Op op;
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && std::is_same_v<Op, lookback::sum>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    } else {
-      return op(a, b);
-    }
-  }
-};
 }  // namespace
 
 std::optional<scalar> parse_scalar(io::dtype type, std::string_view text) {
@@ -127,8 +113,7 @@ void reduce_cpu(io::dtype type, op_kind op, const void* in, void* out, std::int6
   visit_numeric(type, [&](auto zero) {
     using T = decltype(zero);
     visit_op(op, [&](auto o) {
-      const wrapping<T, decltype(o)> w{o};
-      *static_cast<T*>(out) = cpu::reduce<T>(static_cast<const T*>(in), n, w, lookback::identity_of<T>(o));
+      *static_cast<T*>(out) = cpu::reduce<T>(static_cast<const T*>(in), n, o, lookback::identity_of<T>(o));
     });
   });
 }
@@ -137,8 +122,7 @@ void reduce_cpu_chunk(io::dtype type, op_kind op, const void* in, std::int64_t n
   visit_numeric(type, [&](auto zero) {
     using T = decltype(zero);
     visit_op(op, [&](auto o) {
-      const wrapping<T, decltype(o)> w{o};
-      const T value = cpu::reduce<T>(static_cast<const T*>(in), n, w, scalar_as<T>(running));
+      const T value = cpu::reduce<T>(static_cast<const T*>(in), n, o, scalar_as<T>(running));
       std::memcpy(running.bytes.data(), &value, sizeof(T));
     });
   });
@@ -148,7 +132,7 @@ void scan_cpu_chunk(const scan_spec& spec, const void* in, void* out, std::int64
   visit_numeric(spec.type, [&](auto zero) {
     using T = decltype(zero);
     visit_op(spec.op, [&](auto o) {
-      const wrapping<T, decltype(o)> w{o};
+      const auto w = cpu::wrapping_op<T>(o);
       const T* x = static_cast<const T*>(in);
       T* y = static_cast<T*>(out);
       T value = scalar_as<T>(running);
@@ -173,11 +157,10 @@ void scan_cpu(const scan_spec& spec, const void* in, void* out, std::int64_t n) 
   visit_numeric(spec.type, [&](auto zero) {
     using T = decltype(zero);
     visit_op(spec.op, [&](auto o) {
-      const wrapping<T, decltype(o)> w{o};
       if (spec.inclusive)
-        cpu::inclusive_scan<T>(static_cast<const T*>(in), static_cast<T*>(out), n, w);
+        cpu::inclusive_scan<T>(static_cast<const T*>(in), static_cast<T*>(out), n, o);
       else
-        cpu::exclusive_scan<T>(static_cast<const T*>(in), static_cast<T*>(out), n, scalar_as<T>(spec.init), w);
+        cpu::exclusive_scan<T>(static_cast<const T*>(in), static_cast<T*>(out), n, scalar_as<T>(spec.init), o);
     });
   });
 }

@@ -19,9 +19,33 @@
 #include "typed/select_predicate.hpp"
 #include "typed/typed_ops.hpp"
 
+#include <lookback/primitives/cpu/deterministic_scan.hpp>
+#include <lookback/primitives/cpu/reduce.hpp>
+#include <lookback/primitives/cpu/scan.hpp>
 #include <lookback/primitives/operators.cuh>
 
 namespace {
+
+// Signed sums past the type's range wrap, as on the GPU. Evaluated by the compiler: an overflow that
+// were undefined behaviour would not compile.
+constexpr std::int32_t past_max[] = {std::numeric_limits<std::int32_t>::max(), 1, 1};
+static_assert(lookback::cpu::reduce<std::int32_t>(past_max, 3, lookback::sum{}, std::int32_t{0}) ==
+              std::numeric_limits<std::int32_t>::min() + 1);
+constexpr std::int64_t wrapped_scan_last() {
+  std::int64_t out[2] = {};
+  const std::int64_t in[2] = {std::numeric_limits<std::int64_t>::min(), -1};
+  lookback::cpu::inclusive_scan<std::int64_t>(in, out, 2, lookback::sum{});
+  std::int64_t ex[2] = {};
+  lookback::cpu::exclusive_scan<std::int64_t>(in, ex, 2, std::int64_t{-1}, lookback::sum{});
+  return out[1] == ex[1] ? out[1] : 0;  // both min - 1
+}
+static_assert(wrapped_scan_last() == std::numeric_limits<std::int64_t>::max());
+
+TEST(CpuReference, DeterministicSignedSumsWrap) {
+  const std::vector<std::int32_t> in{std::numeric_limits<std::int32_t>::max(), 1};
+  EXPECT_EQ(*lookback::cpu::deterministic_scan<std::int32_t>(in.data(), nullptr, 2, lookback::sum{}, std::int32_t{0}, true),
+            std::numeric_limits<std::int32_t>::min());
+}
 
 using lookback::io::dtype;
 using lookback::io::dtype_of;

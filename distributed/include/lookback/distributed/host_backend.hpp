@@ -50,8 +50,9 @@ class host_backend {
   /// *out = init op totals[0] op ... op totals[count - 1], or without init from totals[0] (count > 0).
   template <class T, class Op>
   void fold(const T* totals, int count, bool has_init, T init, Op op, T* out) const {
+    const auto f = cpu::wrapping_op<T>(op);
     T acc = has_init ? init : totals[0];
-    for (int i = has_init ? 0 : 1; i < count; ++i) acc = op(acc, totals[i]);
+    for (int i = has_init ? 0 : 1; i < count; ++i) acc = f(acc, totals[i]);
     *out = acc;
   }
 
@@ -65,8 +66,9 @@ class host_backend {
   template <class T, class Op>
   void inclusive_scan(const T* in, T* out, std::int64_t n, const T* prefix, T* /*total*/, Op op) const {
     if (prefix == nullptr) return cpu::inclusive_scan<T>(in, out, n, op);
+    const auto f = cpu::wrapping_op<T>(op);
     T running = *prefix;
-    for (std::int64_t i = 0; i < n; ++i) out[i] = running = op(running, in[i]);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = running = f(running, in[i]);
   }
 
   template <class Sample, class Counter>

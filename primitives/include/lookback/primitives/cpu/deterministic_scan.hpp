@@ -6,6 +6,8 @@
 // aggregates fold left to right after the start value. Items past the end are absent from every fold
 // (never the identity), so this reference needs none (the GPU's calls take Op's identity to pad tiles,
 // which the association never folds in).
+#include <lookback/primitives/cpu/wrapping.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -28,7 +30,8 @@ std::optional<T> deterministic_scan(const T* in, T* out, std::int64_t n, Op op, 
   if (exclusive && !start && n > 0)
     throw std::invalid_argument("lookback::cpu::deterministic_scan: an exclusive scan needs a start value");
   using part = std::optional<T>;
-  const auto then = [&op](const part& acc, const T& v) -> part { return acc ? op(*acc, v) : v; };
+  const auto f = wrapping_op<T>(op);
+  const auto then = [&f](const part& acc, const T& v) -> part { return acc ? f(*acc, v) : v; };
   const auto combine = [&then](const part& a, const part& b) -> part { return b ? then(a, *b) : a; };
   constexpr int runs_per_warp = 32;
   part window_prefix = start;

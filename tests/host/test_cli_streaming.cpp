@@ -10,6 +10,8 @@
 #include "support/run_seed.hpp"
 
 #include <lookback/pipelines/chunk_plan.hpp>
+#include <lookback/pipelines/sink.hpp>
+#include <lookback/pipelines/sort/msd_sort.hpp>
 #include <lookback/pipelines/source.hpp>
 
 #include <csignal>
@@ -157,6 +159,18 @@ TEST(ChunkPlans, AChunkMultipleRoundsStreamedChunksDownAndRefusesBudgetsBelowOne
 
 // Reads of several 8 MiB parts at once: sizes whose bytes do not divide among the parts, one byte past a
 // multiple of the parts' pages included (its last byte was once left unread), every byte compared.
+// The external sort writes its spill into the output only where the output lies apart from every input:
+// each side spans its own item size (4-byte values inside the second half of an 8-byte keys' output overlap it).
+TEST(ExternalSortSpill, HostArraysOverlapBySpansOfTheirOwnItemSizes) {
+  std::vector<std::uint64_t> keys_out(100);
+  pipelines::host_sink out(keys_out.data(), 8);
+  const pipelines::host_source values_in_second_half(keys_out.data() + 60, 100, 4);
+  const pipelines::host_source values_past_the_end(keys_out.data() + 100, 100, 4);
+  EXPECT_FALSE(pipelines::host_apart(&values_in_second_half, &out, 100, 8));
+  EXPECT_TRUE(pipelines::host_apart(&values_past_the_end, &out, 100, 8));
+  EXPECT_TRUE(pipelines::host_apart(nullptr, &out, 100, 8));
+}
+
 TEST(FileSources, ReadsInSeveralPartsCoverEveryByte) {
   char name[] = "/tmp/lookback-source-XXXXXX";
   const int fd = ::mkstemp(name);

@@ -69,13 +69,15 @@ inline void check_run_fits(const std::vector<std::int64_t>& cursor, const std::v
                            " receives more items than the histogram counted (did the input change between reads?)");
 }
 
-/// Whether a sink in host memory lies apart from a source's items there (or either is elsewhere).
-inline bool host_apart(const source* in, const sink* out, std::int64_t n) {
+/// Whether n items of `out_item_bytes` in a sink in host memory lie apart from the n items of a source
+/// there (or either is elsewhere). Each side spans its own item size: keys and values may differ.
+inline bool host_apart(const source* in, const sink* out, std::int64_t n, std::size_t out_item_bytes) {
   if (in == nullptr || out == nullptr || in->host_items() == nullptr || out->host_items() == nullptr) return true;
   const auto a = reinterpret_cast<std::uintptr_t>(in->host_items());
   const auto b = reinterpret_cast<std::uintptr_t>(out->host_items());
-  const auto bytes = static_cast<std::uintptr_t>(n) * in->item_bytes();
-  return a + bytes <= b || b + bytes <= a;
+  const auto in_bytes = static_cast<std::uintptr_t>(n) * in->item_bytes();
+  const auto out_bytes = static_cast<std::uintptr_t>(n) * out_item_bytes;
+  return a + in_bytes <= b || b + out_bytes <= a;
 }
 
 /// One counting (and scattering) pass: the digit is bits [shift, shift + width); every key of the part
@@ -197,8 +199,8 @@ class msd_sort {
     // fits the host budget beside the backend's own; else a file.
     const bool into_output =
         top && keys_out.host_items() != nullptr && (values_out == nullptr || values_out->host_items() != nullptr) &&
-        host_apart(&keys, &keys_out, n) && host_apart(values, &keys_out, n) && host_apart(&keys, values_out, n) &&
-        host_apart(values, values_out, n);
+        host_apart(&keys, &keys_out, n, s_.key_bytes) && host_apart(values, &keys_out, n, s_.key_bytes) &&
+        host_apart(&keys, values_out, n, s_.value_bytes) && host_apart(values, values_out, n, s_.value_bytes);
     const std::size_t held_before = host_held_;
     const std::size_t spill_bytes = static_cast<std::size_t>(n) * item_bytes();
     const bool in_host = host_held_ + spill_bytes + be_.host_reserve() <= s_.host_budget;

@@ -155,6 +155,9 @@ TEST(ChunkPlans, AChunkMultipleRoundsStreamedChunksDownAndRefusesBudgetsBelowOne
   // Fewer items than one multiple: one chunk of all of them.
   EXPECT_EQ(pipelines::plan_chunks(1000, costs, {1 << 20, 1 << 20}, limits).chunk_items, 1000);
   EXPECT_THROW(pipelines::plan_chunks(1 << 22, costs, {3 * 8 * 60000, 1 << 30}, limits), pipelines::stream_error);
+  // A widest chunk below the multiple cannot be kept: refused, not exceeded.
+  limits.max_chunk_items = 1000;
+  EXPECT_THROW(pipelines::plan_chunks(1 << 22, costs, {1 << 30, 1 << 30}, limits), std::invalid_argument);
 }
 
 // Reads of several 8 MiB parts at once: sizes whose bytes do not divide among the parts, one byte past a

@@ -94,6 +94,10 @@ inline chunk_plan plan_chunks(std::int64_t n, const chunk_costs& costs, const bu
   }
   const int depth = limits.depth;
   const std::int64_t smallest = std::min(n, std::max(limits.min_chunk_items, limits.chunk_multiple));
+  if (smallest > limits.max_chunk_items)
+    throw std::invalid_argument("lookback::pipelines: chunks of at least " + std::to_string(smallest) +
+                                " items (min_chunk_items, chunk_multiple) cannot stay within max_chunk_items " +
+                                std::to_string(limits.max_chunk_items));
   if (!fits(smallest, depth)) {
     // Name the budget that is short, or both.
     const std::size_t device = device_need(costs, smallest, depth), host = host_need(costs, smallest, depth);

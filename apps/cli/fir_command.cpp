@@ -10,9 +10,7 @@
 #include "io/npy.hpp"
 #include "typed/fir_design.hpp"
 
-#include <cctype>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -152,8 +150,7 @@ int fir_command(const args& a) {
   const filter f = make_filter(kind, o, input, in.format().sample_rate);
   io::audio_format out_format = in.format();
   // The output keeps the input's container: a name that says the other one would mislabel the file.
-  std::string suffix = std::filesystem::path(output).extension().string();
-  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string suffix = io::extension_lower(output);
   const bool flac_out = out_format.container == io::audio_container::flac;
   if ((suffix == ".wav" && flac_out) || (suffix == ".flac" && !flac_out))
     throw cli_error(exit_code::usage, output + ": a " + suffix + " name for " + std::string(flac_out ? "FLAC" : "WAV") +

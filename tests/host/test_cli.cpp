@@ -1582,12 +1582,10 @@ TEST_F(CliTest, LadderRefusesAMissingPlotScriptOrTemporaryFolder) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);
-    const char* before = std::getenv(c.variable);
-    const std::optional<std::string> saved = before ? std::optional<std::string>(before) : std::nullopt;
-    ::setenv(c.variable, c.value.c_str(), 1);
-    const run_result r = run({"ladder", "scan", "--plot", arg("out.png")});
-    if (saved) ::setenv(c.variable, saved->c_str(), 1);
-    else ::unsetenv(c.variable);
+    const run_result r = [&] {
+      const scoped_env set(c.variable, c.value);
+      return run({"ladder", "scan", "--plot", arg("out.png")});
+    }();
     EXPECT_EQ(r.exit_code, c.exit_code) << r;
     expect_one_error_line(r, "lookback ladder: ", c.fragment);
     EXPECT_FALSE(fs::exists(path("out.png")));

@@ -176,13 +176,9 @@ TEST_F(CliExternalSortTest, ADiskThatFillsWhileSpillingOrWritingLeavesTheOldOutp
 // An output that is a device has no folder to spill beside: $TMPDIR's is used, never /dev.
 TEST_F(CliExternalSortTest, AnOutputThatIsADeviceSpillsInTmpdir) {
   write_keys<std::uint32_t>("k.npy", 1 << 20, 0);  // 4 MiB of keys: a 2 MiB cap spills to a file
-  const char* before = std::getenv("TMPDIR");
-  const std::string saved = before != nullptr ? before : "";
   const auto sort_to_null = [&](const fs::path& tmpdir) {
-    ::setenv("TMPDIR", tmpdir.c_str(), 1);
-    const run_result r = run_cpu({"sort", "-i", arg("k.npy"), "-o", "/dev/null", "--host-memory-limit", "2MiB"});
-    before != nullptr ? ::setenv("TMPDIR", saved.c_str(), 1) : ::unsetenv("TMPDIR");
-    return r;
+    const scoped_env tmp("TMPDIR", tmpdir.string());
+    return run_cpu({"sort", "-i", arg("k.npy"), "-o", "/dev/null", "--host-memory-limit", "2MiB"});
   };
   const run_result spilled = sort_to_null(dir_);
   EXPECT_EQ(spilled.exit_code, ex_ok) << spilled;

@@ -153,6 +153,23 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 
 inline bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
+/// Sets an environment variable, which the commands a test runs inherit, until the scope ends; then
+/// puts back what was there (or nothing).
+class scoped_env {
+ public:
+  scoped_env(const char* name, const std::string& value) : name_(name) {
+    if (const char* before = std::getenv(name)) saved_ = before;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~scoped_env() { saved_ ? ::setenv(name_, saved_->c_str(), 1) : ::unsetenv(name_); }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
 /// Whether this machine has a CUDA device (the GPU tests skip without one).
 inline bool gpu_present() { return lookback::typed::usable_gpu_count() > 0; }
 
